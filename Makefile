@@ -1,0 +1,81 @@
+# lakeops: `make demo` and `make test` set up everything they need on first use.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := $(CURDIR)/.venv
+BIN := $(VENV)/bin
+JARS := $(CURDIR)/build/jars
+PY_FILES := $(CURDIR)/build/lakeops.zip
+
+export LAKEOPS_DATA_DIR ?= $(CURDIR)/.lakeops
+export LAKEOPS_CONFIG ?= $(CURDIR)/include/lakeops.yaml
+export LAKEOPS_JARS_DIR := $(JARS)
+export LAKEOPS_PY_FILES := $(PY_FILES)
+export AIRFLOW_HOME ?= $(LAKEOPS_DATA_DIR)/airflow
+export AIRFLOW__CORE__DAGS_FOLDER := $(CURDIR)/dags
+export AIRFLOW__CORE__PLUGINS_FOLDER := $(CURDIR)/plugins
+export AIRFLOW__CORE__LOAD_EXAMPLES := False
+# Local Spark: the JSON form; an unencoded spark://local[*] URI silently falls back to YARN.
+export AIRFLOW_CONN_LAKEOPS_SPARK ?= {"conn_type": "spark", "host": "local[*]"}
+export PATH := $(BIN):$(PATH)
+export PYSPARK_PYTHON := $(BIN)/python
+
+.PHONY: help setup demo test airflow lock check-tools clean
+
+help:
+	@echo "make demo     set up, land an hour of data, ingest it through Airflow, print a summary"
+	@echo "make test     set up and run the whole test suite"
+	@echo "make airflow  start 'airflow standalone' with these DAGs and plugins (http://localhost:8080)"
+	@echo "make lock     re-resolve requirements.txt into requirements.lock"
+
+setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES)
+
+check-tools:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || \
+	  { echo "Python 3.11 is required (found: $$($(PYTHON) --version 2>&1)). Install it, or run make PYTHON=/path/to/python3.11"; exit 1; }
+	@command -v java >/dev/null && java -version 2>&1 | grep -q 'version "17' || \
+	  { echo "Java 17 is required by Spark 4.1 (found: $$(java -version 2>&1 | head -1)). Install it: apt-get install openjdk-17-jdk-headless"; exit 1; }
+	@command -v mvn >/dev/null || { echo "Maven is required to resolve the Iceberg jars. Install it: apt-get install maven"; exit 1; }
+
+$(VENV)/.installed: requirements.lock pyproject.toml
+	@echo "== installing Python packages from requirements.lock into .venv"
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/pip install -q --upgrade pip
+	@$(BIN)/pip install -q -r requirements.lock
+	@$(BIN)/pip install -q --no-deps -e .
+	@touch $@
+
+$(JARS)/.resolved: include/jvm/pom.xml
+	@echo "== resolving Spark jars from Maven Central into build/jars"
+	@rm -rf $(JARS) && mkdir -p $(JARS)
+	@mvn -q -B -f include/jvm/pom.xml dependency:copy-dependencies -DexcludeTransitive=true -DoutputDirectory=$(JARS)
+	@touch $@
+
+$(PY_FILES): $(VENV)/.installed $(shell find include/lakeops -name '*.py' 2>/dev/null)
+	@mkdir -p build && cd include && $(BIN)/python -m zipfile -c $(PY_FILES) lakeops >/dev/null
+	@echo "== built build/lakeops.zip for --py-files"
+
+$(AIRFLOW_HOME)/.migrated: $(VENV)/.installed
+	@mkdir -p $(AIRFLOW_HOME)
+	@airflow db migrate >$(AIRFLOW_HOME)/migrate.log 2>&1 || { cat $(AIRFLOW_HOME)/migrate.log; exit 1; }
+	@touch $@
+
+demo: setup $(AIRFLOW_HOME)/.migrated
+	@$(BIN)/python -m lakeops.demo
+
+test: setup
+	@$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+airflow: setup $(AIRFLOW_HOME)/.migrated
+	@airflow standalone
+
+lock:
+	@rm -rf build/lockvenv && $(PYTHON) -m venv build/lockvenv
+	@build/lockvenv/bin/pip install -q --upgrade pip && build/lockvenv/bin/pip install -q -r requirements.txt
+	@{ echo "# Every package lakeops installs, pinned. Generated from requirements.txt by \`make lock\`; installs use this file."; \
+	   build/lockvenv/bin/pip freeze --exclude-editable; } > requirements.lock
+	@rm -rf build/lockvenv && echo "requirements.lock updated"
+
+clean:
+	rm -rf build .venv .lakeops

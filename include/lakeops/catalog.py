@@ -1,0 +1,70 @@
+"""One catalog, two clients: the Spark catalog settings and the pyiceberg catalog properties
+are derived from the same CatalogConfig, so both always point at the same tables.
+
+Embedded: Iceberg's JdbcCatalog (Spark) and pyiceberg's SqlCatalog share one SQLite file.
+REST: both talk to the same REST catalog, with S3FileIO / pyarrow's S3 file system.
+S3 credentials come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), never the config file.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from lakeops.config import CatalogConfig
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+
+SPARK_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+
+
+def spark_catalog_conf(catalog: CatalogConfig) -> dict[str, str]:
+    """Spark settings that register the catalog under catalog.name and make it the default."""
+    prefix = f"spark.sql.catalog.{catalog.name}"
+    conf = {
+        "spark.sql.extensions": SPARK_EXTENSIONS,
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.warehouse": catalog.warehouse_location,
+        "spark.sql.defaultCatalog": catalog.name,
+    }
+    if catalog.kind == "embedded":
+        conf[f"{prefix}.type"] = "jdbc"
+        conf[f"{prefix}.uri"] = f"jdbc:sqlite:{catalog.sqlite_path}"
+        # V1 adds the view column pyiceberg ignores; both clients read and write the same rows.
+        conf[f"{prefix}.jdbc.schema-version"] = "V1"
+    else:
+        assert catalog.uri is not None
+        conf[f"{prefix}.type"] = "rest"
+        conf[f"{prefix}.uri"] = catalog.uri
+        conf[f"{prefix}.io-impl"] = "org.apache.iceberg.aws.s3.S3FileIO"
+        conf[f"{prefix}.client.region"] = catalog.s3_region
+        if catalog.s3_endpoint:
+            conf[f"{prefix}.s3.endpoint"] = catalog.s3_endpoint
+            conf[f"{prefix}.s3.path-style-access"] = str(catalog.s3_path_style_access).lower()
+    return conf
+
+
+def pyiceberg_catalog_props(catalog: CatalogConfig, env: dict[str, str] | None = None) -> dict[str, str]:
+    """Properties for pyiceberg.catalog.load_catalog that reach the same catalog as Spark."""
+    env = dict(os.environ) if env is None else env
+    if catalog.kind == "embedded":
+        return {"type": "sql", "uri": f"sqlite:///{catalog.sqlite_path}", "warehouse": catalog.warehouse_location}
+    assert catalog.uri is not None
+    props = {"type": "rest", "uri": catalog.uri, "warehouse": catalog.warehouse_location, "s3.region": catalog.s3_region}
+    if catalog.s3_endpoint:
+        props["s3.endpoint"] = catalog.s3_endpoint
+        props["s3.force-virtual-addressing"] = str(not catalog.s3_path_style_access).lower()
+    for env_key, prop in (("AWS_ACCESS_KEY_ID", "s3.access-key-id"), ("AWS_SECRET_ACCESS_KEY", "s3.secret-access-key")):
+        if env.get(env_key):
+            props[prop] = env[env_key]
+    return props
+
+
+def load_catalog(catalog: CatalogConfig) -> Catalog:
+    """The pyiceberg catalog (metadata reads, cheap commits). Creates the embedded data dir if needed."""
+    from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
+
+    if catalog.kind == "embedded":
+        catalog.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    return pyiceberg_load_catalog(catalog.name, **pyiceberg_catalog_props(catalog))

@@ -1,0 +1,298 @@
+"""The lakeops configuration file: one YAML file listing the catalog, Spark and tables.
+
+Every section is a frozen dataclass validated on construction. Unknown keys and bad
+values raise ConfigError naming the key, the value received and the fix. Values may
+use ``${VAR}`` or ``${VAR:-default}`` to read the environment; relative paths are
+resolved against the directory of the config file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lakeops.exceptions import ConfigError
+from lakeops.schemas import BUILTIN_SCHEMAS, column_names
+
+CONFIG_ENV = "LAKEOPS_CONFIG"
+CATALOG_KINDS = ("embedded", "rest")
+_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_TRANSFORM = re.compile(r"^(?:(year|month|day|hour)\((\w+)\)|bucket\((\d+),\s*(\w+)\)|truncate\((\d+),\s*(\w+)\)|(\w+))$")
+_ENV_REF = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")
+
+
+def validate_identifier(value: str, what: str) -> str:
+    """Table, namespace and column names reach SQL: allow only plain lower-case identifiers."""
+    if not isinstance(value, str) or not _IDENTIFIER.match(value):
+        raise ConfigError(
+            f"{what}: {value!r} is not a valid identifier; use lower-case letters, digits and "
+            "underscores, starting with a letter or underscore (at most 63 characters)"
+        )
+    return value
+
+
+def partition_source_column(transform: str) -> str:
+    """The column a partition transform reads: 'day(event_time)' -> 'event_time'."""
+    match = _TRANSFORM.match(transform.strip())
+    if not match:
+        raise ConfigError(
+            f"partition_by: {transform!r} is not a partition transform; use a column name or "
+            "year(col), month(col), day(col), hour(col), bucket(N, col), truncate(N, col)"
+        )
+    return next(g for g in (match.group(2), match.group(4), match.group(6), match.group(7)) if g)
+
+
+@dataclass(frozen=True)
+class CatalogConfig:
+    kind: str = "embedded"
+    name: str = "lakeops"
+    namespace: str = "lakeops"
+    data_dir: str = ".lakeops"
+    uri: str | None = None
+    warehouse: str | None = None
+    s3_endpoint: str | None = None
+    s3_region: str = "us-east-1"
+    s3_path_style_access: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in CATALOG_KINDS:
+            raise ConfigError(f"catalog.kind: {self.kind!r} is not supported; use one of {', '.join(CATALOG_KINDS)}")
+        validate_identifier(self.name, "catalog.name")
+        validate_identifier(self.namespace, "catalog.namespace")
+        if self.kind == "rest":
+            for key in ("uri", "warehouse"):
+                if not getattr(self, key):
+                    raise ConfigError(f"catalog.{key}: required when catalog.kind is 'rest'; set it to the REST catalog's {key}")
+
+    @property
+    def sqlite_path(self) -> Path:
+        return Path(self.data_dir) / "catalog.db"
+
+    @property
+    def warehouse_location(self) -> str:
+        if self.kind == "embedded":
+            return (Path(self.data_dir) / "warehouse").as_uri()
+        assert self.warehouse is not None
+        return self.warehouse
+
+
+@dataclass(frozen=True)
+class SparkConfig:
+    conn_id: str = "lakeops_spark"
+    conf: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for key, value in self.conf.items():
+            if not key.startswith("spark."):
+                raise ConfigError(f"spark.conf: key {key!r} is not a Spark setting; Spark settings start with 'spark.'")
+            if not isinstance(value, str):
+                raise ConfigError(f"spark.conf.{key}: {value!r} must be a string; quote it in the YAML file")
+
+
+@dataclass(frozen=True)
+class ZonemapConfig:
+    columns: tuple[str, ...] = ()
+    bloom_columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CompactionPolicy:
+    target_file_size_mb: int = 128
+    small_file_fraction: float = 0.75
+    min_small_files: int = 100
+    delete_file_threshold: int = 10
+    delete_ratio_threshold: float = 0.3
+    max_bytes_per_run_mb: int = 10240
+
+    def __post_init__(self) -> None:
+        if self.target_file_size_mb <= 0:
+            raise ConfigError(f"compaction.target_file_size_mb: {self.target_file_size_mb} must be positive; 128 is Iceberg's default")
+        for key in ("small_file_fraction", "delete_ratio_threshold"):
+            value = getattr(self, key)
+            if not 0 < value <= 1:
+                raise ConfigError(f"compaction.{key}: {value} must be in (0, 1]")
+        for key in ("min_small_files", "delete_file_threshold", "max_bytes_per_run_mb"):
+            if getattr(self, key) < 1:
+                raise ConfigError(f"compaction.{key}: {getattr(self, key)} must be at least 1")
+
+
+@dataclass(frozen=True)
+class RetentionPolicy:
+    max_snapshot_age_hours: int = 120
+    min_snapshots: int = 1
+    orphan_min_age_hours: int = 72
+    protected_refs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.min_snapshots < 1:
+            raise ConfigError(f"retention.min_snapshots: {self.min_snapshots} must be at least 1; the current snapshot is always kept")
+        if self.orphan_min_age_hours < 24:
+            raise ConfigError(
+                f"retention.orphan_min_age_hours: {self.orphan_min_age_hours} is shorter than the safe minimum of 24 hours; "
+                "files of writes still in flight would be deleted. Use 24 or more (Iceberg's default is 72)"
+            )
+        if self.max_snapshot_age_hours < 1:
+            raise ConfigError(f"retention.max_snapshot_age_hours: {self.max_snapshot_age_hours} must be at least 1")
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    name: str
+    schema: str
+    source: str | None = None
+    partition_by: tuple[str, ...] = ()
+    sort_by: tuple[str, ...] = ()
+    ingest_interval_minutes: int = 5
+    freshness_sla_minutes: int = 30
+    zonemap: ZonemapConfig = field(default_factory=ZonemapConfig)
+    compaction: CompactionPolicy = field(default_factory=CompactionPolicy)
+    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+
+    def __post_init__(self) -> None:
+        where = f"tables.{self.name}"
+        validate_identifier(self.name, "tables: table name")
+        if self.schema not in BUILTIN_SCHEMAS:
+            raise ConfigError(f"{where}.schema: {self.schema!r} is unknown; use one of {', '.join(sorted(BUILTIN_SCHEMAS))}")
+        known = column_names(self.schema)
+        columns = [partition_source_column(t) for t in self.partition_by]
+        columns += list(self.sort_by) + list(self.zonemap.columns) + list(self.zonemap.bloom_columns)
+        for column in columns:
+            if column not in known:
+                raise ConfigError(f"{where}: column {column!r} is not in schema {self.schema!r}; known columns: {', '.join(known)}")
+        if not set(self.zonemap.bloom_columns) <= set(self.zonemap.columns):
+            raise ConfigError(f"{where}.zonemap.bloom_columns: {list(self.zonemap.bloom_columns)} must also be listed in zonemap.columns")
+        if self.ingest_interval_minutes < 1 or 60 % self.ingest_interval_minutes:
+            raise ConfigError(f"{where}.ingest_interval_minutes: {self.ingest_interval_minutes} must divide an hour (1, 2, 5, 10, 15, 30, 60)")
+
+    @property
+    def quarantine_name(self) -> str:
+        return f"{self.name}_quarantine"
+
+
+@dataclass(frozen=True)
+class LakeopsConfig:
+    catalog: CatalogConfig = field(default_factory=CatalogConfig)
+    spark: SparkConfig = field(default_factory=SparkConfig)
+    landing_dir: str | None = None
+    tables: dict[str, TableConfig] = field(default_factory=dict)
+
+    @property
+    def landing_root(self) -> str:
+        return self.landing_dir or str(Path(self.catalog.data_dir) / "landing")
+
+    def table(self, name: str) -> TableConfig:
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise ConfigError(f"table {name!r} is not in the config file; configured tables: {', '.join(self.tables) or 'none'}") from None
+
+    def qualified(self, table: str) -> str:
+        """catalog.namespace.table, with every part validated."""
+        validate_identifier(table, "table")
+        return f"{self.catalog.name}.{self.catalog.namespace}.{table}"
+
+
+def _expand_env(value: str, where: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in os.environ:
+            return os.environ[name]
+        if default is None:
+            raise ConfigError(f"{where}: environment variable {name} is not set; set it or write ${{{name}:-default}}")
+        return default
+
+    return _ENV_REF.sub(replace, value)
+
+
+def _convert(value: Any, hint: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        return None if value is None else _convert(value, options[0], where)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, where)
+    if origin is tuple:
+        if isinstance(value, str) or not isinstance(value, list):
+            raise ConfigError(f"{where}: {value!r} must be a list, e.g. [a, b]")
+        return tuple(_convert(v, typing.get_args(hint)[0], f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {value!r} must be a mapping of keys to values")
+        return {str(k): (_expand_env(v, f"{where}.{k}") if isinstance(v, str) else v) for k, v in value.items()}
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {value!r} must be true or false")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: {value!r} must be a whole number")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{where}: {value!r} must be a number")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: {value!r} must be a string")
+        return _expand_env(value, where)
+    raise TypeError(f"unsupported config type {hint!r} at {where}")
+
+
+def _build(cls: Any, data: Any, where: str, **extra: Any) -> Any:
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping of settings, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    allowed = [f.name for f in dataclasses.fields(cls) if f.name not in extra]
+    unknown = [k for k in data if k not in allowed]
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; allowed keys are {', '.join(allowed)}")
+    kwargs = {k: _convert(v, hints[k], f"{where}.{k}" if where else k) for k, v in data.items()}
+    return cls(**kwargs, **extra)
+
+
+def parse_config(data: Any, base_dir: Path) -> LakeopsConfig:
+    """Build a validated config from parsed YAML. Relative paths resolve against base_dir."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"config: the file must hold a mapping with keys catalog, spark, landing_dir, tables; got {data!r}")
+    raw_tables = data.get("tables") or {}
+    if not isinstance(raw_tables, dict):
+        raise ConfigError(f"tables: {raw_tables!r} must be a mapping of table name to settings")
+    tables = {name: _build(TableConfig, spec, f"tables.{name}", name=name) for name, spec in raw_tables.items()}
+    config: LakeopsConfig = _build(LakeopsConfig, {k: v for k, v in data.items() if k != "tables"}, "")
+    catalog = config.catalog
+    if catalog.kind == "embedded":
+        catalog = dataclasses.replace(catalog, data_dir=str((base_dir / catalog.data_dir).resolve()))
+    landing = config.landing_dir
+    if landing and "://" not in landing:
+        landing = str((base_dir / landing).resolve())
+    return dataclasses.replace(config, catalog=catalog, landing_dir=landing, tables=tables)
+
+
+def default_config_path() -> Path:
+    """$LAKEOPS_CONFIG, else include/lakeops.yaml beside this package."""
+    if os.environ.get(CONFIG_ENV):
+        return Path(os.environ[CONFIG_ENV])
+    return Path(__file__).resolve().parent.parent / "lakeops.yaml"
+
+
+def load_config(path: str | Path | None = None) -> LakeopsConfig:
+    import yaml
+
+    config_path = Path(path) if path else default_config_path()
+    try:
+        text = config_path.read_text()
+    except OSError as e:
+        raise ConfigError(f"config file {str(config_path)!r} cannot be read ({e.strerror}); set {CONFIG_ENV} to the path of lakeops.yaml") from e
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"config file {str(config_path)!r} is not valid YAML: {e}") from e
+    return parse_config(data, config_path.resolve().parent)

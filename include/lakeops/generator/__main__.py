@@ -1,0 +1,34 @@
+"""Land generated input: python -m lakeops.generator --start 2026-11-21T10:00:00Z --minutes 60"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from datetime import datetime
+
+from lakeops.config import load_config
+from lakeops.generator import generate_cdc, generate_events
+
+log = logging.getLogger("lakeops.generator")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--start", required=True, type=datetime.fromisoformat, help="first arrival minute, ISO-8601 with zone")
+    parser.add_argument("--minutes", type=int, default=60)
+    parser.add_argument("--events-per-minute", type=int, default=500)
+    parser.add_argument("--cdc-changes-per-minute", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--landing-dir", help="default: landing_dir of the config file")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    root = args.landing_dir or load_config().landing_root
+    events = generate_events(root, args.start, args.minutes, args.events_per_minute, seed=args.seed)
+    cdc = generate_cdc(root, args.start, args.minutes, args.cdc_changes_per_minute, seed=args.seed + 1)
+    log.info("landed %d event files under %s: %d good events (%d late), %d bad lines %s",
+             events.files, root, events.good, events.late, events.bad_total, events.bad)
+    log.info("landed %d CDC files: %s", cdc.files, cdc.changes)
+
+
+if __name__ == "__main__":
+    main()

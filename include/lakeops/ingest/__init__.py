@@ -1,0 +1,1 @@
+"""Micro-batch ingest: which files a batch reads and under which identity it commits."""

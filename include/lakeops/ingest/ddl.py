@@ -1,0 +1,42 @@
+"""CREATE TABLE statements rendered from the built-in schemas and a table's config: pure."""
+
+from __future__ import annotations
+
+from lakeops.config import LakeopsConfig, TableConfig, partition_source_column
+from lakeops.schemas import BUILTIN_SCHEMAS
+
+# write.wap.enabled: batches are staged, then published once under their batch id (exactly once).
+BASE_PROPERTIES = {
+    "format-version": "2",
+    "write.wap.enabled": "true",
+    "write.parquet.compression-codec": "zstd",
+}
+
+
+def _spark_transform(transform: str) -> str:
+    """Config transforms use Iceberg's names; Spark DDL spells the time ones in plural."""
+    column = partition_source_column(transform)
+    for name in ("year", "month", "day", "hour"):
+        if transform.startswith(f"{name}("):
+            return f"{name}s({column})"
+    return transform
+
+
+def create_table_sql(config: LakeopsConfig, table: TableConfig, schema: str | None = None, name: str | None = None) -> str:
+    columns = ",\n  ".join(
+        f"{c.name} {c.sql_type}{' NOT NULL' if c.required else ''}" for c in BUILTIN_SCHEMAS[schema or table.schema]
+    )
+    sql = f"CREATE TABLE IF NOT EXISTS {config.qualified(name or table.name)} (\n  {columns}\n) USING iceberg"
+    if table.partition_by and name is None:
+        sql += f"\nPARTITIONED BY ({', '.join(_spark_transform(t) for t in table.partition_by)})"
+    props = ", ".join(f"'{k}' = '{v}'" for k, v in BASE_PROPERTIES.items())
+    return sql + f"\nTBLPROPERTIES ({props})"
+
+
+def table_ddl(config: LakeopsConfig, table: TableConfig) -> list[str]:
+    """Statements that create the table, its write order and its quarantine table, idempotently."""
+    statements = [create_table_sql(config, table)]
+    if table.sort_by:
+        statements.append(f"ALTER TABLE {config.qualified(table.name)} WRITE ORDERED BY {', '.join(table.sort_by)}")
+    statements.append(create_table_sql(config, table, schema="quarantine", name=table.quarantine_name))
+    return statements

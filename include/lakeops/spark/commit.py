@@ -1,0 +1,64 @@
+"""Exactly-once appends: stage the batch under its batch id, then publish it once.
+
+Iceberg's write-audit-publish does the guarding: a staged snapshot carries `wap.id`, and
+cherry-picking it refuses (DuplicateWAPCommitException) when a snapshot with the same id is
+already among the current snapshot's ancestors. The check runs inside the commit, so two
+runs of the same batch racing each other still publish it once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+log = logging.getLogger(__name__)
+
+BATCH_ID_PROPERTY = "lakeops.batch-id"
+DUPLICATE_PUBLISH = "DuplicateWAPCommitException"
+
+def published_snapshot(spark: SparkSession, table: str, batch_id: str) -> int | None:
+    """The snapshot that published batch_id on the current branch, if any."""
+    from pyspark.sql import functions as F
+
+    snapshots = spark.table(f"{table}.snapshots")
+    ancestors = spark.table(f"{table}.history").where("is_current_ancestor").select("snapshot_id")
+    tagged = (F.col("summary")["wap.id"] == F.lit(batch_id)) | (F.col("summary")["published-wap-id"] == F.lit(batch_id))
+    rows = snapshots.where(tagged).join(ancestors, "snapshot_id").select("snapshot_id").collect()
+    return rows[0][0] if rows else None
+
+
+def _staged_snapshot(spark: SparkSession, table: str, batch_id: str) -> int:
+    from pyspark.sql import functions as F
+
+    staged = spark.table(f"{table}.snapshots").where(F.col("summary")["wap.id"] == F.lit(batch_id))
+    return int(staged.orderBy(F.col("committed_at").desc()).select("snapshot_id").first()[0])
+
+
+def append_once(spark: SparkSession, df: DataFrame, table: str, batch_id: str, summary: dict[str, str]) -> int | None:
+    """Append df to table unless batch_id is already published. Returns the published snapshot id,
+    or None when an earlier run had published the batch (nothing written twice)."""
+    if published_snapshot(spark, table, batch_id) is not None:
+        log.info("batch %s is already committed to %s; nothing to do", batch_id, table)
+        return None
+    writer = df.writeTo(table).option(f"snapshot-property.{BATCH_ID_PROPERTY}", batch_id)
+    for key, value in summary.items():
+        writer = writer.option(f"snapshot-property.{key}", value)
+    spark.conf.set("spark.wap.id", batch_id)
+    try:
+        writer.append()
+    finally:
+        spark.conf.unset("spark.wap.id")
+    staged = _staged_snapshot(spark, table, batch_id)
+    catalog = table.split(".")[0]
+    try:
+        spark.sql(f"CALL {catalog}.system.cherrypick_snapshot(table => '{table}', snapshot_id => {staged})")
+    except Exception as e:  # py4j/Spark wrap the Java exception; its class name is in the message
+        if DUPLICATE_PUBLISH not in str(e):
+            raise
+        log.warning("batch %s was published to %s by a concurrent run; staged snapshot %s is left to expiry",
+                    batch_id, table, staged)
+        return None
+    return published_snapshot(spark, table, batch_id)

@@ -1,0 +1,129 @@
+"""Run an events ingest batch: read the interval's landed files, split good rows from bad,
+commit both exactly once. Decisions (which files, which id) come from lakeops.ingest.plan."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from lakeops.config import LakeopsConfig
+from lakeops.ingest.ddl import table_ddl
+from lakeops.ingest.plan import IngestPlan
+from lakeops.schemas import EVENTS
+from lakeops.spark.commit import append_once, published_snapshot
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+log = logging.getLogger(__name__)
+
+# Columns read from each JSON line; ingested_at is set by the job.
+_FIELDS = [c for c in EVENTS if c.name != "ingested_at"]
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    batch_id: str
+    status: str
+    """committed | already_committed | no_input"""
+    files: int = 0
+    rows: int = 0
+    quarantined: int = 0
+    snapshot_id: int | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def ensure_tables(spark: SparkSession, config: LakeopsConfig, table: str) -> None:
+    spec = config.table(table)
+    if spark.catalog.tableExists(config.qualified(spec.name)) and spark.catalog.tableExists(config.qualified(spec.quarantine_name)):
+        return
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
+    for statement in table_ddl(config, spec):
+        spark.sql(statement)
+
+
+def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
+    """Data files in the given folders, through Hadoop's file system so any scheme works. Hidden files are skipped."""
+    jvm = spark.sparkContext._jvm
+    hadoop_conf = spark.sparkContext._jsc.hadoopConfiguration()
+    files = []
+    for folder in dirs:
+        path = jvm.org.apache.hadoop.fs.Path(folder)
+        fs = path.getFileSystem(hadoop_conf)
+        if not fs.exists(path):
+            continue
+        for status in fs.listStatus(path):
+            name = status.getPath().getName()
+            if status.isFile() and not name.startswith((".", "_")):
+                files.append(status.getPath().toString())
+    return sorted(files)
+
+
+def parse_events(raw: DataFrame) -> DataFrame:
+    """raw(value, source_file) -> typed event columns + `reason` (null for a good row)."""
+    from pyspark.sql import functions as F
+
+    df = raw.select("value", "source_file", F.expr("try_parse_json(value)").alias("v"))
+    checks = [(F.col("v").isNull(), F.lit("malformed JSON: not a parseable JSON document"))]
+    values = {}
+    for column in _FIELDS:
+        found = f"try_variant_get(v, '$.{column.name}', 'variant')"
+        present = F.expr(f"{found} IS NOT NULL AND NOT is_variant_null({found})")
+        if column.name == "event_time":
+            typed = F.expr(f"try_cast(try_variant_get(v, '$.{column.name}', 'string') AS TIMESTAMP)")
+        else:
+            typed = F.expr(f"try_variant_get(v, '$.{column.name}', '{column.sql_type}')")
+        if column.required:
+            checks.append((F.col("v").isNotNull() & ~present, F.lit(f"missing required field {column.name}")))
+        got = F.expr(f"left(to_json({found}), 80)")
+        checks.append((present & typed.isNull(), F.concat(F.lit(f"field {column.name}: expected {column.sql_type}, got "), got)))
+        values[column.name] = typed
+    reason = F.coalesce(*[F.when(failed, message) for failed, message in checks])
+    df = df.select("value", "source_file", *[expr.alias(name) for name, expr in values.items()], reason.alias("reason"))
+    return df
+
+
+def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan) -> IngestResult:
+    from pyspark.sql import functions as F
+
+    spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: list landed files")
+    files = existing_files(spark, plan.source_dirs)
+    if not files:
+        log.info("batch %s: no landed files in %d folders (%s .. %s); nothing to ingest",
+                 plan.batch_id, len(plan.source_dirs), plan.source_dirs[:1], plan.source_dirs[-1:])
+        return IngestResult(plan.batch_id, "no_input")
+    ensure_tables(spark, config, table)
+    # Quarantine rows are published before good rows, so a published events batch is a finished batch.
+    if published_snapshot(spark, plan.table, plan.batch_id) is not None:
+        log.info("batch %s is already committed to %s; nothing to do", plan.batch_id, plan.table)
+        return IngestResult(plan.batch_id, "already_committed", len(files))
+    log.info("batch %s: reading %d files", plan.batch_id, len(files))
+    spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: parse {len(files)} files")
+    raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
+    parsed = parse_events(raw).withColumn("ingested_at", F.current_timestamp()).cache()
+    try:
+        counts = {r["good"]: r["n"] for r in parsed.groupBy((F.col("reason").isNull()).alias("good")).count()
+                  .withColumnRenamed("count", "n").collect()}
+        rows, quarantined = counts.get(True, 0), counts.get(False, 0)
+        log.info("batch %s: %d good rows, %d rows to quarantine", plan.batch_id, rows, quarantined)
+        summary = {"lakeops.rows": str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(len(files))}
+        if quarantined:
+            spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: quarantine {quarantined} rows")
+            bad = parsed.where(F.col("reason").isNotNull()).select(
+                F.lit(table).alias("table_name"), F.lit(plan.batch_id).alias("batch_id"), "source_file",
+                F.col("value").alias("raw_line"), "reason", F.col("ingested_at").alias("quarantined_at"))
+            append_once(spark, bad, plan.quarantine_table, plan.batch_id, summary)
+        snapshot = None
+        if rows:
+            spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: commit {rows} rows")
+            good = parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
+            snapshot = append_once(spark, good, plan.table, plan.batch_id, summary)
+            if snapshot is None:  # a concurrent run of the same batch won the publish
+                return IngestResult(plan.batch_id, "already_committed", len(files))
+    finally:
+        parsed.unpersist()
+    log.info("batch %s: committed %d rows (snapshot %s), quarantined %d", plan.batch_id, rows, snapshot, quarantined)
+    return IngestResult(plan.batch_id, "committed", len(files), rows, quarantined, snapshot)

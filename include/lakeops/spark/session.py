@@ -1,0 +1,41 @@
+"""Build a SparkSession wired to the lakeops catalog."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lakeops.catalog import spark_catalog_conf
+from lakeops.config import LakeopsConfig
+from lakeops.runtime import spark_jars
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+LOCAL_DEFAULTS = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+}
+
+
+def session_conf(config: LakeopsConfig) -> dict[str, str]:
+    """Every setting the session gets: local defaults < catalog < the config file's spark.conf."""
+    return {**LOCAL_DEFAULTS, **spark_catalog_conf(config.catalog), **config.spark.conf}
+
+
+def build_session(config: LakeopsConfig, app_name: str, master: str | None = None) -> SparkSession:
+    """A session with the catalog registered; getOrCreate applies the SQL settings to an existing one too."""
+    from pyspark import SparkConf
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName(app_name)
+    if master:
+        builder = builder.master(master)
+    conf = session_conf(config)
+    # spark-submit passes --jars itself; an in-process session (tests, demo) needs them here.
+    if not SparkConf().get("spark.jars", None):
+        conf.setdefault("spark.jars", ",".join(spark_jars()))
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()

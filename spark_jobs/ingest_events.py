@@ -1,0 +1,46 @@
+"""spark-submit entry point: ingest the events landed in one data interval into Iceberg, exactly once.
+
+    spark-submit spark_jobs/ingest_events.py --table events --start 2026-11-21T10:00:00+00:00 --end 2026-11-21T10:05:00+00:00
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+
+from lakeops.config import load_config
+from lakeops.exceptions import ConfigError
+from lakeops.ingest.plan import plan_ingest
+from lakeops.spark.ingest_events import run_ingest
+from lakeops.spark.job import run_job
+from lakeops.spark.session import build_session
+
+
+def _moment(value: str) -> datetime:
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError as e:
+        raise ConfigError(f"{value!r} is not an ISO-8601 time; pass e.g. 2026-11-21T10:00:00+00:00 "
+                          "(a manual run with no data interval needs the params start and end)") from e
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--start", required=True)
+    parser.add_argument("--end", required=True)
+    parser.add_argument("--config", help="path of lakeops.yaml (default: $LAKEOPS_CONFIG)")
+    args = parser.parse_args(argv)
+
+    def body() -> dict:
+        config = load_config(args.config)
+        plan = plan_ingest(config, args.table, _moment(args.start), _moment(args.end))
+        spark = build_session(config, f"lakeops ingest {args.table}")
+        return run_ingest(spark, config, args.table, plan).as_dict()
+
+    return run_job(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
