@@ -22,14 +22,14 @@ from lakeops.schemas import BUILTIN_SCHEMAS, column_names
 
 CONFIG_ENV = "LAKEOPS_CONFIG"
 CATALOG_KINDS = ("embedded", "rest")
-_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 _TRANSFORM = re.compile(r"^(?:(year|month|day|hour)\((\w+)\)|bucket\((\d+),\s*(\w+)\)|truncate\((\d+),\s*(\w+)\)|(\w+))$")
 _ENV_REF = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")
 
 
 def validate_identifier(value: str, what: str) -> str:
     """Table, namespace and column names reach SQL: allow only plain lower-case identifiers."""
-    if not isinstance(value, str) or not _IDENTIFIER.match(value):
+    if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
         raise ConfigError(
             f"{what}: {value!r} is not a valid identifier; use lower-case letters, digits and "
             "underscores, starting with a letter or underscore (at most 63 characters)"
@@ -167,6 +167,8 @@ class TableConfig:
                 raise ConfigError(f"{where}: column {column!r} is not in schema {self.schema!r}; known columns: {', '.join(known)}")
         if not set(self.zonemap.bloom_columns) <= set(self.zonemap.columns):
             raise ConfigError(f"{where}.zonemap.bloom_columns: {list(self.zonemap.bloom_columns)} must also be listed in zonemap.columns")
+        if self.freshness_sla_minutes < 1:
+            raise ConfigError(f"{where}.freshness_sla_minutes: {self.freshness_sla_minutes} must be at least 1")
         if self.ingest_interval_minutes < 1 or 60 % self.ingest_interval_minutes:
             raise ConfigError(f"{where}.ingest_interval_minutes: {self.ingest_interval_minutes} must divide an hour (1, 2, 5, 10, 15, 30, 60)")
 
@@ -201,7 +203,7 @@ class LakeopsConfig:
 def _expand_env(value: str, where: str) -> str:
     def replace(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
-        if name in os.environ:
+        if os.environ.get(name):
             return os.environ[name]
         if default is None:
             raise ConfigError(f"{where}: environment variable {name} is not set; set it or write ${{{name}:-default}}")
@@ -253,7 +255,12 @@ def _build(cls: Any, data: Any, where: str, **extra: Any) -> Any:
     allowed = [f.name for f in dataclasses.fields(cls) if f.name not in extra]
     unknown = [k for k in data if k not in allowed]
     if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; allowed keys are {', '.join(allowed)}")
+        raise ConfigError(f"{where or 'config'}: unknown key {unknown[0]!r}; allowed keys are {', '.join(allowed)}")
+    required = [f.name for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING and f.name not in extra]
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise ConfigError(f"{where}: required key {missing[0]!r} is missing; add it (keys: {', '.join(allowed)})")
     kwargs = {k: _convert(v, hints[k], f"{where}.{k}" if where else k) for k, v in data.items()}
     return cls(**kwargs, **extra)
 
@@ -267,9 +274,7 @@ def parse_config(data: Any, base_dir: Path) -> LakeopsConfig:
         raise ConfigError(f"tables: {raw_tables!r} must be a mapping of table name to settings")
     tables = {name: _build(TableConfig, spec, f"tables.{name}", name=name) for name, spec in raw_tables.items()}
     config: LakeopsConfig = _build(LakeopsConfig, {k: v for k, v in data.items() if k != "tables"}, "")
-    catalog = config.catalog
-    if catalog.kind == "embedded":
-        catalog = dataclasses.replace(catalog, data_dir=str((base_dir / catalog.data_dir).resolve()))
+    catalog = dataclasses.replace(config.catalog, data_dir=str((base_dir / config.catalog.data_dir).resolve()))
     landing = config.landing_dir
     if landing and "://" not in landing:
         landing = str((base_dir / landing).resolve())

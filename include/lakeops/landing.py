@@ -12,24 +12,24 @@ EVENTS_STREAM = "events"
 CDC_STREAMS = {"users": "cdc/users", "orders": "cdc/orders"}
 
 
-def _utc(moment: datetime) -> datetime:
+def utc(moment: datetime) -> datetime:
     if moment.tzinfo is None:
         raise ValueError(f"{moment!r} has no time zone; pass an aware datetime (UTC)")
     return moment.astimezone(timezone.utc)
 
 
 def minute_dir(root: str, stream: str, moment: datetime) -> str:
-    return f"{root.rstrip('/')}/{stream}/{_utc(moment):%Y/%m/%d/%H/%M}"
+    return f"{root.rstrip('/')}/{stream}/{utc(moment):%Y/%m/%d/%H/%M}"
 
 
 def interval_dirs(root: str, stream: str, start: datetime, end: datetime) -> list[str]:
     """The minute folders whose arrival minute falls in [start, end)."""
-    first = _utc(start).replace(second=0, microsecond=0)
-    if first < _utc(start):
+    first = utc(start).replace(second=0, microsecond=0)
+    if first < utc(start):
         first += timedelta(minutes=1)
     dirs = []
     moment = first
-    while moment < _utc(end):
+    while moment < utc(end):
         dirs.append(minute_dir(root, stream, moment))
         moment += timedelta(minutes=1)
     return dirs

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from lakeops.generator.events import COUNTRIES
 from lakeops.generator.files import write_jsonl
-from lakeops.landing import CDC_STREAMS, minute_dir
+from lakeops.landing import CDC_STREAMS, minute_dir, utc
 
 TIERS = ("free", "plus", "pro")
 ORDER_STATUSES = ("created", "paid", "shipped", "delivered", "cancelled")
@@ -83,6 +83,7 @@ def generate_cdc(
     """Land one file per table per minute from `start` (UTC, aware) on."""
     if minutes < 1 or changes_per_minute < 1:
         raise ValueError(f"minutes={minutes} and changes_per_minute={changes_per_minute} must both be at least 1")
+    start = utc(start)
     source = _CdcSource(seed)
     stats = CdcStats()
     for minute in range(minutes):

@@ -7,10 +7,10 @@ import json
 import random
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from lakeops.generator.files import write_jsonl
-from lakeops.landing import EVENTS_STREAM, minute_dir
+from lakeops.landing import EVENTS_STREAM, minute_dir, utc
 
 EVENT_TYPES = ("page_view", "click", "search", "add_to_cart", "purchase")
 EVENT_WEIGHTS = (60, 22, 8, 7, 3)
@@ -36,6 +36,7 @@ class EventStats:
 
 
 def _iso(moment: datetime) -> str:
+    moment = moment.astimezone(timezone.utc)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
@@ -97,6 +98,7 @@ def generate_events(
     """Land `minutes` one-minute files of events arriving from `start` (UTC, aware) on."""
     if minutes < 1 or events_per_minute < 1:
         raise ValueError(f"minutes={minutes} and events_per_minute={events_per_minute} must both be at least 1")
+    start = utc(start)
     source = _EventSource(seed, users)
     stats = EventStats()
     for minute in range(minutes):

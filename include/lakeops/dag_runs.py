@@ -1,0 +1,36 @@
+"""Run this project's DAGs through Airflow in-process (dag.test()): the demo and the DAG tests use it.
+
+Needs a migrated Airflow metadata database (AIRFLOW_HOME) and AIRFLOW__CORE__DAGS_FOLDER
+pointing at this project's dags/ folder.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from lakeops.exceptions import SetupError
+
+if TYPE_CHECKING:
+    from airflow.models.dagrun import DagRun
+    from airflow.sdk import DAG
+
+
+def load_dag(dag_id: str) -> DAG:
+    """The DAG from the configured DAGs folder; import errors are raised, not swallowed."""
+    from airflow.configuration import conf
+    from airflow.dag_processing.dagbag import DagBag
+
+    folder = conf.get("core", "dags_folder")
+    bag = DagBag(dag_folder=folder)
+    if bag.import_errors:
+        raise SetupError(f"DAG files in {folder} fail to import: {bag.import_errors}")
+    dag = bag.dags.get(dag_id)
+    if dag is None:
+        raise SetupError(f"DAG {dag_id!r} is not in {folder}; found {sorted(bag.dags)}. Set AIRFLOW__CORE__DAGS_FOLDER to this project's dags/")
+    return dag
+
+
+def run_dag_test(dag: DAG, logical_date: datetime, run_conf: dict[str, Any] | None = None) -> DagRun:
+    """One DAG run for the run whose data interval ends at logical_date's tick, through dag.test()."""
+    return dag.test(logical_date=logical_date, run_conf=run_conf)

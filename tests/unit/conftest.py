@@ -1,0 +1,37 @@
+"""Fixtures of the unit tests: no Spark, no Airflow, no network; every test owns its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lakeops.config import LakeopsConfig, parse_config
+
+# Variables the shipped config file and the catalog read; unit tests must not see the caller's values.
+_ENV_VARS = (
+    "LAKEOPS_CONFIG",
+    "LAKEOPS_CATALOG_KIND",
+    "LAKEOPS_DATA_DIR",
+    "LAKEOPS_REST_URI",
+    "LAKEOPS_S3_ENDPOINT",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+)
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in _ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def make_config(tmp_path: Path):
+    """parse_config over a dict, with the config directory in tmp_path."""
+
+    def make(data: dict[str, Any] | None = None, base_dir: Path | None = None) -> LakeopsConfig:
+        return parse_config(data if data is not None else {}, base_dir or tmp_path)
+
+    return make

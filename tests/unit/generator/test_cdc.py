@@ -1,0 +1,168 @@
+"""lakeops.generator.cdc: Debezium-style changes whose replay reproduces the final tables."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from lakeops.generator import generate_cdc
+from lakeops.landing import CDC_STREAMS, minute_dir
+from lakeops.schemas import column_names
+
+START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+MINUTES = 10
+PER_MINUTE = 200
+KEYS = {"users": "user_id", "orders": "order_id"}
+
+
+def landed(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cdc")
+    stats = generate_cdc(str(root), START, MINUTES, PER_MINUTE, seed=11)
+    files = {table: sorted((root / stream).rglob("*.jsonl")) for table, stream in CDC_STREAMS.items()}
+    changes = {table: [[json.loads(line) for line in path.read_text().splitlines()] for path in paths] for table, paths in files.items()}
+    return root, stats, files, changes
+
+
+def flat(changes: dict[str, list[list[dict]]], table: str) -> list[dict]:
+    return [change for file in changes[table] for change in file]
+
+
+def test_files_follow_the_landing_layout(run):
+    root, stats, files, _ = run
+    assert stats.files == sum(len(paths) for paths in files.values())
+    assert MINUTES <= stats.files <= 2 * MINUTES
+    for table, paths in files.items():
+        for path in paths:
+            minute = datetime.strptime(path.name, f"{table}-%Y%m%dT%H%M.jsonl").replace(tzinfo=timezone.utc)
+            assert START <= minute < START + timedelta(minutes=MINUTES)
+            assert str(path.parent) == minute_dir(str(root), CDC_STREAMS[table], minute)
+    assert [p for p in root.rglob("*") if p.is_file() and p.suffix != ".jsonl"] == []
+
+
+def test_counts_add_up(run):
+    _, stats, _, changes = run
+    for table in CDC_STREAMS:
+        ops = [c["op"] for c in flat(changes, table)]
+        assert {op: ops.count(op) for op in "cud"} == stats.changes[table]
+    assert sum(sum(counts.values()) for counts in stats.changes.values()) == MINUTES * PER_MINUTE
+
+
+def test_all_operations_are_present(run):
+    _, stats, _, _ = run
+    for table in CDC_STREAMS:
+        assert all(stats.changes[table][op] > 0 for op in "cud"), stats.changes
+
+
+def test_lsn_increases_strictly_in_each_table_file_and_across_files(run):
+    _, _, _, changes = run
+    for table in CDC_STREAMS:
+        for file in changes[table]:
+            lsns = [c["source"]["lsn"] for c in file]
+            assert all(a < b for a, b in zip(lsns, lsns[1:]))
+        lsns = [c["source"]["lsn"] for c in flat(changes, table)]
+        assert all(a < b for a, b in zip(lsns, lsns[1:]))
+    every = [c["source"]["lsn"] for table in CDC_STREAMS for c in flat(changes, table)]
+    assert len(every) == len(set(every))
+
+
+def test_envelopes_have_the_debezium_shape(run):
+    _, _, _, changes = run
+    for table, key in KEYS.items():
+        columns = set(column_names(table))
+        for change in flat(changes, table):
+            assert set(change) == {"before", "after", "source", "op", "ts_ms"}
+            assert change["source"]["table"] == table
+            assert change["ts_ms"] >= change["source"]["ts_ms"]
+            before, after = change["before"], change["after"]
+            if change["op"] == "c":
+                assert before is None and set(after) == columns
+            elif change["op"] == "u":
+                assert set(before) == set(after) == columns
+                assert before[key] == after[key]
+                assert after["updated_at"] >= before["updated_at"]
+            else:
+                assert change["op"] == "d"
+                assert after is None and set(before) == columns
+
+
+def test_replaying_changes_reproduces_the_live_rows(run):
+    _, stats, _, changes = run
+    for table, key in KEYS.items():
+        state: dict[int, dict] = {}
+        for change in flat(changes, table):
+            row = change["after"] or change["before"]
+            k = row[key]
+            if change["op"] == "c":
+                assert k not in state, f"{table} {k} created twice"
+                state[k] = change["after"]
+            elif change["op"] == "u":
+                assert k in state, f"{table} update of unknown key {k}"
+                assert state[k] == change["before"]
+                state[k] = change["after"]
+            else:
+                assert k in state, f"{table} delete of unknown key {k}"
+                assert state[k] == change["before"]
+                del state[k]
+        assert state == stats.live[table]
+        assert state, f"no live {table} left"
+
+
+def test_replay_in_global_lsn_order_matches_too(run):
+    _, stats, _, changes = run
+    merged = sorted(((c["source"]["lsn"], table, c) for table in CDC_STREAMS for c in flat(changes, table)), key=lambda t: t[0])
+    state: dict[str, dict[int, dict]] = {table: {} for table in CDC_STREAMS}
+    for _, table, change in merged:
+        if change["op"] == "c" and table == "orders":
+            assert change["after"]["user_id"] in state["users"], "an order is created for a user that does not exist"
+        k = (change["after"] or change["before"])[KEYS[table]]
+        if change["after"] is None:
+            del state[table][k]
+        else:
+            state[table][k] = change["after"]
+    assert state == stats.live
+
+
+def test_a_key_can_change_several_times_in_one_file(run):
+    _, _, _, changes = run
+    repeated = 0
+    for table, key in KEYS.items():
+        for file in changes[table]:
+            keys = [(c["after"] or c["before"])[key] for c in file]
+            repeated += len(keys) - len(set(keys))
+    assert repeated > 0
+
+
+def test_same_seed_lands_the_same_bytes(tmp_path):
+    first = generate_cdc(str(tmp_path / "a"), START, 3, 100, seed=5)
+    second = generate_cdc(str(tmp_path / "b"), START, 3, 100, seed=5)
+    assert landed(tmp_path / "a") == landed(tmp_path / "b")
+    assert first == second
+
+
+def test_another_seed_lands_other_changes(tmp_path):
+    generate_cdc(str(tmp_path / "a"), START, 3, 100, seed=5)
+    generate_cdc(str(tmp_path / "b"), START, 3, 100, seed=6)
+    a, b = landed(tmp_path / "a"), landed(tmp_path / "b")
+    assert a != b
+    assert any(a[name] != b.get(name) for name in a)
+
+
+def test_first_change_creates_a_user(tmp_path):
+    stats = generate_cdc(str(tmp_path), START, 1, 1, seed=1)
+    assert stats.changes == {"users": {"c": 1, "u": 0, "d": 0}, "orders": {"c": 0, "u": 0, "d": 0}}
+    assert list(stats.live["users"]) == [1]
+    assert stats.files == 1
+
+
+@pytest.mark.parametrize(("minutes", "per_minute"), [(0, 10), (1, 0)])
+def test_empty_runs_are_rejected(tmp_path, minutes, per_minute):
+    with pytest.raises(ValueError, match="must both be at least 1"):
+        generate_cdc(str(tmp_path), START, minutes, per_minute)

@@ -1,0 +1,133 @@
+"""lakeops.ingest.plan: the batch an interval reads and the id it commits under."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from lakeops.exceptions import ConfigError
+from lakeops.ingest.plan import IngestPlan, batch_id, plan_ingest
+
+UTC = timezone.utc
+PLUS_2 = timezone(timedelta(hours=2))
+
+
+def at(hour: int, minute: int, second: int = 0, tz: timezone = UTC) -> datetime:
+    return datetime(2026, 11, 21, hour, minute, second, tzinfo=tz)
+
+
+@pytest.fixture
+def config(make_config):
+    return make_config(
+        {
+            "landing_dir": "/land",
+            "tables": {
+                "events": {"schema": "events", "source": "events", "partition_by": ["day(event_time)"]},
+                "users": {"schema": "users", "source": "cdc/users"},
+                "clicks": {"schema": "events"},
+            },
+        }
+    )
+
+
+def test_plan_for_a_five_minute_interval(config):
+    assert plan_ingest(config, "events", at(10, 0), at(10, 5)) == IngestPlan(
+        table="lakeops.lakeops.events",
+        quarantine_table="lakeops.lakeops.events_quarantine",
+        batch_id="events@20261121T100000Z-20261121T100500Z",
+        source_dirs=(
+            "/land/events/2026/11/21/10/00",
+            "/land/events/2026/11/21/10/01",
+            "/land/events/2026/11/21/10/02",
+            "/land/events/2026/11/21/10/03",
+            "/land/events/2026/11/21/10/04",
+        ),
+        start=at(10, 0),
+        end=at(10, 5),
+    )
+
+
+def test_source_defaults_to_table_name_and_can_point_elsewhere(config):
+    assert plan_ingest(config, "clicks", at(10, 0), at(10, 2)).source_dirs == (
+        "/land/clicks/2026/11/21/10/00",
+        "/land/clicks/2026/11/21/10/01",
+    )
+    users = plan_ingest(config, "users", at(10, 0), at(10, 2))
+    assert users.source_dirs == ("/land/cdc/users/2026/11/21/10/00", "/land/cdc/users/2026/11/21/10/01")
+    assert users.table == "lakeops.lakeops.users"
+    assert users.quarantine_table == "lakeops.lakeops.users_quarantine"
+    assert users.batch_id == "users@20261121T100000Z-20261121T100200Z"
+
+
+def test_same_interval_gets_the_same_batch_id(config):
+    first = plan_ingest(config, "events", at(10, 0), at(10, 5))
+    again = plan_ingest(config, "events", at(10, 0), at(10, 5))
+    other_zone = plan_ingest(config, "events", at(12, 0, tz=PLUS_2), at(12, 5, tz=PLUS_2))
+    assert first.batch_id == again.batch_id == other_zone.batch_id
+    assert first.source_dirs == other_zone.source_dirs
+
+
+def test_each_interval_gets_its_own_batch_id(config):
+    ids = [plan_ingest(config, "events", at(10, 0) + timedelta(minutes=5 * i), at(10, 5) + timedelta(minutes=5 * i)).batch_id for i in range(12)]
+    assert len(set(ids)) == 12
+    assert ids[1] == "events@20261121T100500Z-20261121T101000Z"
+    longer = plan_ingest(config, "events", at(10, 0), at(10, 10)).batch_id
+    assert longer not in ids
+
+
+def test_batch_id_differs_per_table(config):
+    assert plan_ingest(config, "events", at(10, 0), at(10, 5)).batch_id != plan_ingest(config, "clicks", at(10, 0), at(10, 5)).batch_id
+
+
+def test_batch_id_keeps_seconds():
+    assert batch_id("events", at(10, 0, 30), at(10, 5, 30)) == "events@20261121T100030Z-20261121T100530Z"
+
+
+def test_default_landing_root_is_under_data_dir(tmp_path, make_config):
+    config = make_config({"catalog": {"data_dir": "lake"}, "tables": {"events": {"schema": "events"}}})
+    plan = plan_ingest(config, "events", at(10, 0), at(10, 1))
+    assert plan.source_dirs == (f"{tmp_path.resolve()}/lake/landing/events/2026/11/21/10/00",)
+
+
+def test_catalog_name_and_namespace_qualify_the_tables(make_config):
+    config = make_config({"catalog": {"name": "prod", "namespace": "web"}, "landing_dir": "s3a://landing/", "tables": {"events": {"schema": "events"}}})
+    plan = plan_ingest(config, "events", at(10, 0), at(10, 1))
+    assert plan.table == "prod.web.events"
+    assert plan.quarantine_table == "prod.web.events_quarantine"
+    assert plan.source_dirs == ("s3a://landing/events/2026/11/21/10/00",)
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [
+        (datetime(2026, 11, 21, 10, 0), at(10, 5)),
+        (at(10, 0), datetime(2026, 11, 21, 10, 5)),
+        (datetime(2026, 11, 21, 10, 0), datetime(2026, 11, 21, 10, 5)),
+    ],
+)
+def test_naive_interval_is_rejected(config, start, end):
+    with pytest.raises(ConfigError, match="has no time zone; pass ISO-8601 times with a zone"):
+        plan_ingest(config, "events", start, end)
+
+
+@pytest.mark.parametrize(("start", "end"), [(at(10, 5), at(10, 0)), (at(10, 0), at(10, 0)), (at(12, 0, tz=PLUS_2), at(10, 0))])
+def test_reversed_or_empty_interval_is_rejected(config, start, end):
+    with pytest.raises(ConfigError, match=r"data interval start .* is not before end .*; pass start < end"):
+        plan_ingest(config, "events", start, end)
+
+
+def test_unknown_table_is_rejected(config):
+    with pytest.raises(ConfigError, match=r"table 'orders' is not in the config file; configured tables: events, users, clicks"):
+        plan_ingest(config, "orders", at(10, 0), at(10, 5))
+
+
+def test_planners_do_not_import_pyspark():
+    code = (
+        "import sys, lakeops.config, lakeops.landing, lakeops.catalog, lakeops.ingest.plan, lakeops.ingest.ddl, "
+        "lakeops.generator; print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'airflow')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

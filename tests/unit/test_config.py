@@ -1,0 +1,593 @@
+"""lakeops.config: defaults, environment references, path resolution and validation."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from lakeops.config import (
+    CatalogConfig,
+    CompactionPolicy,
+    RetentionPolicy,
+    TableConfig,
+    ZonemapConfig,
+    default_config_path,
+    load_config,
+    parse_config,
+    partition_source_column,
+    validate_identifier,
+)
+from lakeops.exceptions import ConfigError, LakeopsError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+SHIPPED_CONFIG = PROJECT_ROOT / "include" / "lakeops.yaml"
+
+
+def events_table(**settings):
+    return {"tables": {"events": {"schema": "events", **settings}}}
+
+
+# --- defaults -------------------------------------------------------------------------------
+
+
+def test_empty_config_gets_defaults(tmp_path, make_config):
+    config = make_config({})
+    assert config.catalog == CatalogConfig(
+        kind="embedded",
+        name="lakeops",
+        namespace="lakeops",
+        data_dir=str(tmp_path.resolve() / ".lakeops"),
+        uri=None,
+        warehouse=None,
+        s3_endpoint=None,
+        s3_region="us-east-1",
+        s3_path_style_access=True,
+    )
+    assert config.spark.conn_id == "lakeops_spark"
+    assert config.spark.conf == {}
+    assert config.tables == {}
+    assert config.landing_dir is None
+    assert config.landing_root == str(tmp_path.resolve() / ".lakeops" / "landing")
+
+
+def test_table_defaults(make_config):
+    table = make_config(events_table()).table("events")
+    assert table.name == "events"
+    assert table.schema == "events"
+    assert table.source is None
+    assert table.partition_by == ()
+    assert table.sort_by == ()
+    assert table.ingest_interval_minutes == 5
+    assert table.freshness_sla_minutes == 30
+    assert table.zonemap == ZonemapConfig(columns=(), bloom_columns=())
+    assert dataclasses.asdict(table.compaction) == {
+        "target_file_size_mb": 128,
+        "small_file_fraction": 0.75,
+        "min_small_files": 100,
+        "delete_file_threshold": 10,
+        "delete_ratio_threshold": 0.3,
+        "max_bytes_per_run_mb": 10240,
+    }
+    assert dataclasses.asdict(table.retention) == {
+        "max_snapshot_age_hours": 120,
+        "min_snapshots": 1,
+        "orphan_min_age_hours": 72,
+        "protected_refs": (),
+    }
+    assert table.quarantine_name == "events_quarantine"
+
+
+def test_full_table_is_converted_to_typed_values(make_config):
+    config = make_config(
+        events_table(
+            source="clicks",
+            partition_by=["day(event_time)", "bucket(16, user_id)"],
+            sort_by=["event_time", "user_id"],
+            ingest_interval_minutes=15,
+            freshness_sla_minutes=45,
+            zonemap={"columns": ["event_time", "user_id"], "bloom_columns": ["user_id"]},
+            compaction={"target_file_size_mb": 64, "small_file_fraction": 1},
+            retention={"orphan_min_age_hours": 24, "protected_refs": ["audit"]},
+        )
+    )
+    table = config.table("events")
+    assert table.source == "clicks"
+    assert table.partition_by == ("day(event_time)", "bucket(16, user_id)")
+    assert table.sort_by == ("event_time", "user_id")
+    assert table.ingest_interval_minutes == 15
+    assert table.freshness_sla_minutes == 45
+    assert table.zonemap == ZonemapConfig(columns=("event_time", "user_id"), bloom_columns=("user_id",))
+    assert table.compaction.target_file_size_mb == 64
+    assert table.compaction.small_file_fraction == 1.0
+    assert isinstance(table.compaction.small_file_fraction, float)
+    assert table.retention.orphan_min_age_hours == 24
+    assert table.retention.protected_refs == ("audit",)
+
+
+def test_config_is_frozen(make_config):
+    config = make_config(events_table())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.catalog.kind = "rest"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.table("events").schema = "users"  # type: ignore[misc]
+
+
+def test_qualified_names_use_catalog_and_namespace(make_config):
+    config = make_config({"catalog": {"name": "prod", "namespace": "web"}})
+    assert config.qualified("events") == "prod.web.events"
+
+
+def test_unknown_table_lookup_names_the_table_and_the_configured_ones(make_config):
+    config = make_config(events_table())
+    with pytest.raises(ConfigError, match=r"table 'clicks' is not in the config file; configured tables: events"):
+        config.table("clicks")
+
+
+def test_config_error_is_a_lakeops_error():
+    assert issubclass(ConfigError, LakeopsError)
+
+
+# --- environment references -----------------------------------------------------------------
+
+
+def test_env_reference_reads_the_variable(monkeypatch, make_config):
+    monkeypatch.setenv("LAKEOPS_TEST_NS", "analytics")
+    assert make_config({"catalog": {"namespace": "${LAKEOPS_TEST_NS}"}}).catalog.namespace == "analytics"
+
+
+def test_env_default_is_used_when_variable_is_unset(monkeypatch, make_config):
+    monkeypatch.delenv("LAKEOPS_TEST_NS", raising=False)
+    assert make_config({"catalog": {"namespace": "${LAKEOPS_TEST_NS:-fallback_ns}"}}).catalog.namespace == "fallback_ns"
+
+
+def test_env_variable_wins_over_default(monkeypatch, make_config):
+    monkeypatch.setenv("LAKEOPS_TEST_NS", "from_env")
+    assert make_config({"catalog": {"namespace": "${LAKEOPS_TEST_NS:-fallback_ns}"}}).catalog.namespace == "from_env"
+
+
+def test_env_empty_default(monkeypatch, make_config):
+    monkeypatch.delenv("LAKEOPS_TEST_REGION", raising=False)
+    assert make_config({"catalog": {"s3_region": "${LAKEOPS_TEST_REGION:-}"}}).catalog.s3_region == ""
+
+
+def test_several_env_references_in_one_value(monkeypatch, make_config):
+    monkeypatch.setenv("LAKEOPS_TEST_HOST", "rest.internal")
+    monkeypatch.delenv("LAKEOPS_TEST_PORT", raising=False)
+    config = make_config(
+        {"catalog": {"kind": "rest", "uri": "http://${LAKEOPS_TEST_HOST}:${LAKEOPS_TEST_PORT:-8181}/api", "warehouse": "s3://w/"}}
+    )
+    assert config.catalog.uri == "http://rest.internal:8181/api"
+
+
+def test_env_references_in_lists_and_spark_conf(monkeypatch, make_config):
+    monkeypatch.setenv("LAKEOPS_TEST_COL", "user_id")
+    monkeypatch.setenv("LAKEOPS_TEST_PARTS", "8")
+    config = make_config(
+        {
+            "spark": {"conf": {"spark.sql.shuffle.partitions": "${LAKEOPS_TEST_PARTS}"}},
+            **events_table(sort_by=["${LAKEOPS_TEST_COL}"]),
+        }
+    )
+    assert config.spark.conf == {"spark.sql.shuffle.partitions": "8"}
+    assert config.table("events").sort_by == ("user_id",)
+
+
+def test_missing_env_variable_without_default_names_variable_and_key(monkeypatch, make_config):
+    monkeypatch.delenv("LAKEOPS_TEST_MISSING", raising=False)
+    with pytest.raises(ConfigError) as info:
+        make_config({"catalog": {"kind": "rest", "uri": "${LAKEOPS_TEST_MISSING}", "warehouse": "s3://w/"}})
+    message = str(info.value)
+    assert "catalog.uri" in message
+    assert "LAKEOPS_TEST_MISSING is not set" in message
+
+
+def test_env_default_is_used_when_variable_is_empty(monkeypatch, make_config):
+    monkeypatch.setenv("LAKEOPS_CATALOG_KIND", "")
+    config = make_config({"catalog": {"kind": "${LAKEOPS_CATALOG_KIND:-embedded}"}})
+    assert config.catalog.kind == "embedded"
+
+
+# --- paths ----------------------------------------------------------------------------------
+
+
+def test_relative_data_dir_resolves_against_config_dir_not_cwd(tmp_path, monkeypatch, make_config):
+    config_dir = tmp_path / "conf"
+    elsewhere = tmp_path / "elsewhere"
+    config_dir.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = make_config({"catalog": {"data_dir": "../lake"}}, base_dir=config_dir)
+    assert config.catalog.data_dir == str(tmp_path.resolve() / "lake")
+    assert config.catalog.sqlite_path == tmp_path.resolve() / "lake" / "catalog.db"
+    assert config.catalog.warehouse_location == (tmp_path.resolve() / "lake" / "warehouse").as_uri()
+    assert config.landing_root == str(tmp_path.resolve() / "lake" / "landing")
+
+
+def test_absolute_data_dir_is_kept(tmp_path, make_config):
+    absolute = tmp_path / "abs" / "lake"
+    config = make_config({"catalog": {"data_dir": str(absolute)}}, base_dir=tmp_path / "other")
+    assert config.catalog.data_dir == str(absolute.resolve())
+
+
+def test_relative_landing_dir_resolves_against_config_dir(tmp_path, make_config):
+    config = make_config({"landing_dir": "incoming"})
+    assert config.landing_dir == str(tmp_path.resolve() / "incoming")
+    assert config.landing_root == str(tmp_path.resolve() / "incoming")
+
+
+def test_url_landing_dir_is_kept_verbatim(make_config):
+    config = make_config({"landing_dir": "s3a://landing/"})
+    assert config.landing_dir == "s3a://landing/"
+    assert config.landing_root == "s3a://landing/"
+
+
+def test_rest_catalog_default_landing_root_resolves_against_config_dir(tmp_path, monkeypatch, make_config):
+    monkeypatch.chdir(tmp_path)
+    config = make_config(
+        {"catalog": {"kind": "rest", "uri": "http://rest:8181", "warehouse": "s3://w/", "data_dir": "../lake"}},
+        base_dir=tmp_path / "conf",
+    )
+    assert config.landing_root == str(tmp_path.resolve() / "lake" / "landing")
+
+
+# --- load_config ----------------------------------------------------------------------------
+
+
+def test_load_config_reads_yaml_and_resolves_against_the_file(tmp_path, monkeypatch):
+    config_dir = tmp_path / "etc"
+    config_dir.mkdir()
+    path = config_dir / "lakeops.yaml"
+    path.write_text(
+        "catalog:\n"
+        "  data_dir: data\n"
+        "spark:\n"
+        "  conf:\n"
+        "    spark.sql.shuffle.partitions: '2'\n"
+        "tables:\n"
+        "  events:\n"
+        "    schema: events\n"
+        "    partition_by: [day(event_time)]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    config = load_config(path)
+    assert config.catalog.data_dir == str(config_dir.resolve() / "data")
+    assert config.spark.conf == {"spark.sql.shuffle.partitions": "2"}
+    assert config.table("events").partition_by == ("day(event_time)",)
+
+
+def test_load_config_uses_lakeops_config_env(tmp_path, monkeypatch):
+    path = tmp_path / "custom.yaml"
+    path.write_text("catalog:\n  namespace: from_env_file\n")
+    monkeypatch.setenv("LAKEOPS_CONFIG", str(path))
+    assert default_config_path() == path
+    assert load_config().catalog.namespace == "from_env_file"
+
+
+def test_default_config_path_is_the_shipped_file():
+    assert default_config_path() == SHIPPED_CONFIG
+
+
+def test_load_config_missing_file(tmp_path):
+    missing = tmp_path / "nope.yaml"
+    with pytest.raises(ConfigError) as info:
+        load_config(missing)
+    assert str(missing) in str(info.value)
+    assert "LAKEOPS_CONFIG" in str(info.value)
+    assert isinstance(info.value.__cause__, OSError)
+
+
+def test_load_config_invalid_yaml(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("catalog: [unclosed\n")
+    with pytest.raises(ConfigError, match="is not valid YAML"):
+        load_config(path)
+
+
+@pytest.mark.parametrize("text", ["- a\n- b\n", "just a string\n", "42\n"])
+def test_load_config_rejects_a_file_that_is_not_a_mapping(tmp_path, text):
+    path = tmp_path / "list.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="the file must hold a mapping"):
+        load_config(path)
+
+
+def test_empty_file_is_rejected(tmp_path):
+    path = tmp_path / "empty.yaml"
+    path.write_text("")
+    with pytest.raises(ConfigError):
+        load_config(path)
+
+
+def test_shipped_config_loads():
+    config = load_config(SHIPPED_CONFIG)
+    assert config.catalog.kind == "embedded"
+    assert config.catalog.name == "lakeops"
+    assert config.catalog.namespace == "lakeops"
+    assert config.catalog.data_dir == str(PROJECT_ROOT / ".lakeops")
+    assert config.landing_root == str(PROJECT_ROOT / ".lakeops" / "landing")
+    assert config.spark.conn_id == "lakeops_spark"
+    assert config.spark.conf == {"spark.sql.shuffle.partitions": "4"}
+    assert list(config.tables) == ["events"]
+    events = config.table("events")
+    assert events.schema == "events"
+    assert events.source == "events"
+    assert events.partition_by == ("day(event_time)",)
+    assert events.sort_by == ("event_time",)
+    assert events.ingest_interval_minutes == 5
+    assert events.freshness_sla_minutes == 20
+    assert events.zonemap == ZonemapConfig(columns=("event_time", "user_id", "country", "event_type"), bloom_columns=("user_id",))
+    assert events.retention == RetentionPolicy(max_snapshot_age_hours=120, min_snapshots=1, orphan_min_age_hours=72)
+    assert events.compaction == CompactionPolicy()
+
+
+def test_shipped_config_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAKEOPS_DATA_DIR", str(tmp_path / "lake"))
+    assert load_config(SHIPPED_CONFIG).catalog.data_dir == str(tmp_path.resolve() / "lake")
+    monkeypatch.setenv("LAKEOPS_CATALOG_KIND", "rest")
+    with pytest.raises(ConfigError, match="catalog.uri: required when catalog.kind is 'rest'"):
+        load_config(SHIPPED_CONFIG)
+
+
+# --- unknown keys ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "where", "key"),
+    [
+        ({"tabels": {}}, "config", "tabels"),
+        ({"catalog": {"kindd": "embedded"}}, "catalog", "kindd"),
+        ({"spark": {"master": "local[2]"}}, "spark", "master"),
+        (events_table(partition=["day(event_time)"]), "tables.events", "partition"),
+        (events_table(name="other"), "tables.events", "name"),
+        (events_table(zonemap={"colums": ["user_id"]}), "tables.events.zonemap", "colums"),
+        (events_table(compaction={"target_size": 1}), "tables.events.compaction", "target_size"),
+        (events_table(retention={"keep_days": 3}), "tables.events.retention", "keep_days"),
+    ],
+)
+def test_unknown_keys_are_rejected_with_the_key_named(make_config, data, where, key):
+    with pytest.raises(ConfigError) as info:
+        make_config(data)
+    message = str(info.value)
+    assert f"unknown key {key!r}" in message
+    assert message.startswith(f"{where}: ")
+    assert "allowed keys are" in message
+
+
+# --- bad values -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"catalog": {"s3_path_style_access": "yes"}}, "catalog.s3_path_style_access: 'yes' must be true or false"),
+        ({"catalog": {"name": 5}}, "catalog.name: 5 must be a string"),
+        ({"catalog": ["embedded"]}, "catalog: expected a mapping of settings"),
+        ({"spark": {"conf": ["spark.a=b"]}}, "spark.conf: ['spark.a=b'] must be a mapping"),
+        ({"tables": ["events"]}, "tables: ['events'] must be a mapping"),
+        (events_table(ingest_interval_minutes="5"), "tables.events.ingest_interval_minutes: '5' must be a whole number"),
+        (events_table(ingest_interval_minutes=True), "tables.events.ingest_interval_minutes: True must be a whole number"),
+        (events_table(ingest_interval_minutes=2.5), "tables.events.ingest_interval_minutes: 2.5 must be a whole number"),
+        (events_table(compaction={"small_file_fraction": "half"}), "tables.events.compaction.small_file_fraction: 'half' must be a number"),
+        (events_table(partition_by="day(event_time)"), "tables.events.partition_by: 'day(event_time)' must be a list"),
+        (events_table(sort_by=[1]), "tables.events.sort_by[0]: 1 must be a string"),
+        (events_table(zonemap=["user_id"]), "tables.events.zonemap: expected a mapping of settings"),
+    ],
+)
+def test_wrong_types_are_rejected(make_config, data, expected):
+    with pytest.raises(ConfigError) as info:
+        make_config(data)
+    assert expected in str(info.value)
+
+
+def test_bad_catalog_kind(make_config):
+    with pytest.raises(ConfigError, match=r"catalog.kind: 'hive' is not supported; use one of embedded, rest"):
+        make_config({"catalog": {"kind": "hive"}})
+
+
+@pytest.mark.parametrize("missing", ["uri", "warehouse"])
+def test_rest_catalog_requires_uri_and_warehouse(make_config, missing):
+    catalog = {"kind": "rest", "uri": "http://rest:8181", "warehouse": "s3://lake/wh"}
+    del catalog[missing]
+    with pytest.raises(ConfigError, match=rf"catalog.{missing}: required when catalog.kind is 'rest'"):
+        make_config({"catalog": catalog})
+
+
+def test_rest_catalog_with_uri_and_warehouse_is_valid(make_config):
+    catalog = make_config({"catalog": {"kind": "rest", "uri": "http://rest:8181", "warehouse": "s3://lake/wh"}}).catalog
+    assert catalog.kind == "rest"
+    assert catalog.warehouse_location == "s3://lake/wh"
+
+
+def test_unknown_schema(make_config):
+    with pytest.raises(ConfigError, match=r"tables.events.schema: 'clicks' is unknown; use one of events, orders, quarantine, users"):
+        make_config({"tables": {"events": {"schema": "clicks"}}})
+
+
+@pytest.mark.parametrize(
+    ("settings", "column"),
+    [
+        ({"partition_by": ["day(created_at)"]}, "created_at"),
+        ({"partition_by": ["bucket(16, order_id)"]}, "order_id"),
+        ({"partition_by": ["status"]}, "status"),
+        ({"sort_by": ["event_time", "amount"]}, "amount"),
+        ({"zonemap": {"columns": ["tier"]}}, "tier"),
+        ({"zonemap": {"columns": ["user_id"], "bloom_columns": ["email"]}}, "email"),
+    ],
+)
+def test_unknown_columns_are_rejected(make_config, settings, column):
+    with pytest.raises(ConfigError) as info:
+        make_config(events_table(**settings))
+    message = str(info.value)
+    assert message.startswith("tables.events: ")
+    assert f"column {column!r} is not in schema 'events'" in message
+
+
+def test_bloom_column_must_be_a_zonemap_column(make_config):
+    with pytest.raises(ConfigError, match=r"tables.events.zonemap.bloom_columns: \['user_id'\] must also be listed in zonemap.columns"):
+        make_config(events_table(zonemap={"columns": ["event_time"], "bloom_columns": ["user_id"]}))
+
+
+def test_columns_of_other_schemas_are_accepted(make_config):
+    config = make_config({"tables": {"orders": {"schema": "orders", "partition_by": ["month(created_at)"], "sort_by": ["order_id"]}}})
+    assert config.table("orders").partition_by == ("month(created_at)",)
+
+
+@pytest.mark.parametrize("minutes", [0, -5, 7, 25, 45, 90])
+def test_ingest_interval_must_divide_an_hour(make_config, minutes):
+    with pytest.raises(ConfigError, match=rf"tables.events.ingest_interval_minutes: {minutes} must divide an hour"):
+        make_config(events_table(ingest_interval_minutes=minutes))
+
+
+@pytest.mark.parametrize("minutes", [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60])
+def test_ingest_intervals_dividing_an_hour_are_accepted(make_config, minutes):
+    assert make_config(events_table(ingest_interval_minutes=minutes)).table("events").ingest_interval_minutes == minutes
+
+
+@pytest.mark.parametrize("hours", [0, 1, 23])
+def test_orphan_min_age_below_24_hours_is_rejected(make_config, hours):
+    with pytest.raises(ConfigError, match=rf"retention.orphan_min_age_hours: {hours} is shorter than the safe minimum of 24 hours"):
+        make_config(events_table(retention={"orphan_min_age_hours": hours}))
+
+
+def test_orphan_min_age_of_24_hours_is_accepted(make_config):
+    assert make_config(events_table(retention={"orphan_min_age_hours": 24})).table("events").retention.orphan_min_age_hours == 24
+
+
+@pytest.mark.parametrize("count", [0, -1])
+def test_min_snapshots_below_one_is_rejected(make_config, count):
+    with pytest.raises(ConfigError, match=rf"retention.min_snapshots: {count} must be at least 1"):
+        make_config(events_table(retention={"min_snapshots": count}))
+
+
+def test_max_snapshot_age_below_one_hour_is_rejected(make_config):
+    with pytest.raises(ConfigError, match=r"retention.max_snapshot_age_hours: 0 must be at least 1"):
+        make_config(events_table(retention={"max_snapshot_age_hours": 0}))
+
+
+@pytest.mark.parametrize(
+    ("compaction", "expected"),
+    [
+        ({"target_file_size_mb": 0}, "compaction.target_file_size_mb: 0 must be positive"),
+        ({"small_file_fraction": 0}, r"compaction.small_file_fraction: 0.0 must be in \(0, 1\]"),
+        ({"small_file_fraction": 1.5}, r"compaction.small_file_fraction: 1.5 must be in \(0, 1\]"),
+        ({"delete_ratio_threshold": -0.1}, r"compaction.delete_ratio_threshold: -0.1 must be in \(0, 1\]"),
+        ({"min_small_files": 0}, "compaction.min_small_files: 0 must be at least 1"),
+        ({"max_bytes_per_run_mb": 0}, "compaction.max_bytes_per_run_mb: 0 must be at least 1"),
+    ],
+)
+def test_bad_compaction_policy(make_config, compaction, expected):
+    with pytest.raises(ConfigError, match=expected):
+        make_config(events_table(compaction=compaction))
+
+
+@pytest.mark.parametrize("key", ["sql.shuffle.partitions", "executor.memory", "SPARK.sql.x", "park.x"])
+def test_spark_conf_keys_must_start_with_spark(make_config, key):
+    with pytest.raises(ConfigError, match=rf"spark.conf: key {key!r} is not a Spark setting"):
+        make_config({"spark": {"conf": {key: "1"}}})
+
+
+def test_spark_conf_values_must_be_strings(make_config):
+    with pytest.raises(ConfigError, match=r"spark.conf.spark.sql.shuffle.partitions: 4 must be a string; quote it"):
+        make_config({"spark": {"conf": {"spark.sql.shuffle.partitions": 4}}})
+
+
+@pytest.mark.parametrize("spec", [None, {}, {"partition_by": ["day(event_time)"]}])
+def test_table_without_schema_raises_config_error(make_config, spec):
+    with pytest.raises(ConfigError, match="schema"):
+        make_config({"tables": {"events": spec}})
+
+
+# --- identifiers ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "events; drop table x",
+        "events;drop table x",
+        "events--",
+        "events /* x */",
+        "x.y",
+        "ev-ents",
+        "ev ents",
+        "`events`",
+        "'events'",
+        "Events",
+        "EVENTS",
+        "1events",
+        "",
+        "a" * 64,
+        "évents",
+        None,
+        5,
+    ],
+)
+def test_validate_identifier_rejects_unsafe_names(name):
+    with pytest.raises(ConfigError) as info:
+        validate_identifier(name, "tables: table name")  # type: ignore[arg-type]
+    assert str(info.value).startswith(f"tables: table name: {name!r} is not a valid identifier")
+
+
+@pytest.mark.parametrize("name", ["events", "_tmp", "t1", "events_quarantine", "a" * 63, "_"])
+def test_validate_identifier_accepts_plain_names(name):
+    assert validate_identifier(name, "table") == name
+
+
+def test_validate_identifier_rejects_trailing_newline():
+    with pytest.raises(ConfigError):
+        validate_identifier("events\n", "table")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"tables": {"events; drop table x": {"schema": "events"}}},
+        {"catalog": {"name": "lakeops; drop table x"}},
+        {"catalog": {"namespace": "lakeops.evil"}},
+    ],
+)
+def test_config_rejects_unsafe_identifiers(make_config, data):
+    with pytest.raises(ConfigError, match="is not a valid identifier"):
+        make_config(data)
+
+
+def test_qualified_rejects_unsafe_table(make_config):
+    with pytest.raises(ConfigError, match="is not a valid identifier"):
+        make_config({}).qualified("events; drop table x")
+
+
+# --- partition transforms -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("transform", "column"),
+    [
+        ("day(event_time)", "event_time"),
+        ("hour(event_time)", "event_time"),
+        ("month(created_at)", "created_at"),
+        ("year(created_at)", "created_at"),
+        ("bucket(16, user_id)", "user_id"),
+        ("bucket(16,user_id)", "user_id"),
+        ("truncate(4, page)", "page"),
+        ("country", "country"),
+        ("  day(event_time)  ", "event_time"),
+    ],
+)
+def test_partition_source_column(transform, column):
+    assert partition_source_column(transform) == column
+
+
+@pytest.mark.parametrize(
+    "transform",
+    ["day(event_time", "days(event_time)", "bucket(user_id)", "bucket(n, user_id)", "truncate(page)", "day(a, b)", "", "a b"],
+)
+def test_partition_source_column_rejects_unknown_transforms(transform):
+    with pytest.raises(ConfigError, match=r"partition_by: .* is not a partition transform"):
+        partition_source_column(transform)
+
+
+def test_table_config_validates_when_built_directly():
+    with pytest.raises(ConfigError, match="column 'nope'"):
+        TableConfig(name="events", schema="events", sort_by=("nope",))
