@@ -61,10 +61,15 @@ def pyiceberg_catalog_props(catalog: CatalogConfig, env: dict[str, str] | None =
     return props
 
 
-def load_catalog(catalog: CatalogConfig) -> Catalog:
-    """The pyiceberg catalog (metadata reads, cheap commits). Creates the embedded data dir if needed."""
-    from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
-
+def ensure_embedded_storage(catalog: CatalogConfig) -> None:
+    """SQLite cannot create its file in a missing folder: create the embedded data dir first."""
     if catalog.kind == "embedded":
         catalog.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def load_catalog(catalog: CatalogConfig) -> Catalog:
+    """The pyiceberg catalog (metadata reads, cheap commits)."""
+    from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
+
+    ensure_embedded_storage(catalog)
     return pyiceberg_load_catalog(catalog.name, **pyiceberg_catalog_props(catalog))

@@ -37,12 +37,8 @@ def _staged_snapshot(spark: SparkSession, table: str, batch_id: str) -> int:
     return int(staged.orderBy(F.col("committed_at").desc()).select("snapshot_id").first()[0])
 
 
-def append_once(spark: SparkSession, df: DataFrame, table: str, batch_id: str, summary: dict[str, str]) -> int | None:
-    """Append df to table unless batch_id is already published. Returns the published snapshot id,
-    or None when an earlier run had published the batch (nothing written twice)."""
-    if published_snapshot(spark, table, batch_id) is not None:
-        log.info("batch %s is already committed to %s; nothing to do", batch_id, table)
-        return None
+def stage_batch(spark: SparkSession, df: DataFrame, table: str, batch_id: str, summary: dict[str, str]) -> int:
+    """Write df as a staged snapshot tagged with batch_id; it is not visible to readers until published."""
     writer = df.writeTo(table).option(f"snapshot-property.{BATCH_ID_PROPERTY}", batch_id)
     for key, value in summary.items():
         writer = writer.option(f"snapshot-property.{key}", value)
@@ -51,14 +47,27 @@ def append_once(spark: SparkSession, df: DataFrame, table: str, batch_id: str, s
         writer.append()
     finally:
         spark.conf.unset("spark.wap.id")
-    staged = _staged_snapshot(spark, table, batch_id)
+    return _staged_snapshot(spark, table, batch_id)
+
+
+def publish_staged(spark: SparkSession, table: str, batch_id: str, staged: int) -> int | None:
+    """Publish a staged snapshot. None when batch_id was already published (by a concurrent run)."""
     catalog = table.split(".")[0]
     try:
-        spark.sql(f"CALL {catalog}.system.cherrypick_snapshot(table => '{table}', snapshot_id => {staged})")
+        spark.sql(f"CALL {catalog}.system.cherrypick_snapshot(table => '{table}', snapshot_id => {int(staged)})")
     except Exception as e:  # py4j/Spark wrap the Java exception; its class name is in the message
         if DUPLICATE_PUBLISH not in str(e):
             raise
-        log.warning("batch %s was published to %s by a concurrent run; staged snapshot %s is left to expiry",
+        log.warning("batch %s was already published to %s; staged snapshot %s is left to snapshot expiry",
                     batch_id, table, staged)
         return None
     return published_snapshot(spark, table, batch_id)
+
+
+def append_once(spark: SparkSession, df: DataFrame, table: str, batch_id: str, summary: dict[str, str]) -> int | None:
+    """Append df to table unless batch_id is already published. Returns the published snapshot id,
+    or None when an earlier or concurrent run had published the batch (nothing is written twice)."""
+    if published_snapshot(spark, table, batch_id) is not None:
+        log.info("batch %s is already committed to %s; nothing to do", batch_id, table)
+        return None
+    return publish_staged(spark, table, batch_id, stage_batch(spark, df, table, batch_id, summary))

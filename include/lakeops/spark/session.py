@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lakeops.catalog import spark_catalog_conf
+from lakeops.catalog import ensure_embedded_storage, spark_catalog_conf
 from lakeops.config import LakeopsConfig
 from lakeops.runtime import spark_jars
 
@@ -32,6 +32,7 @@ def build_session(config: LakeopsConfig, app_name: str, master: str | None = Non
     builder = SparkSession.builder.appName(app_name)
     if master:
         builder = builder.master(master)
+    ensure_embedded_storage(config.catalog)
     conf = session_conf(config)
     # spark-submit passes --jars itself; an in-process session (tests, demo) needs them here.
     if not SparkConf().get("spark.jars", None):
