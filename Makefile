@@ -11,7 +11,6 @@ PY_FILES := $(CURDIR)/build/lakeops.zip
 export LAKEOPS_DATA_DIR ?= $(CURDIR)/.lakeops
 export LAKEOPS_CONFIG ?= $(CURDIR)/include/lakeops.yaml
 export LAKEOPS_JARS_DIR := $(JARS)
-export LAKEOPS_PY_FILES := $(PY_FILES)
 export AIRFLOW_HOME ?= $(LAKEOPS_DATA_DIR)/airflow
 export AIRFLOW__CORE__DAGS_FOLDER := $(CURDIR)/dags
 export AIRFLOW__CORE__PLUGINS_FOLDER := $(CURDIR)/plugins
@@ -53,7 +52,7 @@ $(JARS)/.resolved: include/jvm/pom.xml
 	@touch $@
 
 $(PY_FILES): $(VENV)/.installed $(shell find include/lakeops -name '*.py' 2>/dev/null)
-	@mkdir -p build && cd include && $(BIN)/python -m zipfile -c $(PY_FILES) lakeops >/dev/null
+	@$(BIN)/python -c 'from lakeops.runtime import build_library_archive as b; b("$(PY_FILES)")'
 	@echo "== built build/lakeops.zip for --py-files"
 
 $(AIRFLOW_HOME)/.migrated: $(VENV)/.installed

@@ -1,8 +1,9 @@
 """Where the set-up step put what Spark needs: the JVM jars and the --py-files archive.
 
 `make setup` resolves the jars from Maven Central into build/jars and zips the library
-into build/lakeops.zip. Deployments that install lakeops elsewhere point
-LAKEOPS_JARS_DIR and LAKEOPS_PY_FILES at their copies.
+into build/lakeops.zip (for submitting by hand). Deployments that install lakeops elsewhere
+point LAKEOPS_JARS_DIR at their jars; LAKEOPS_PY_FILES, when set, replaces the archive the
+operator otherwise builds from the running code at every submit.
 """
 
 from __future__ import annotations
@@ -35,10 +36,25 @@ def spark_jars() -> list[str]:
     return found
 
 
-def py_files_archive() -> str | None:
-    """The zipped library for --py-files, when set-up built one."""
-    path = Path(os.environ.get(PY_FILES_ENV) or PROJECT_ROOT / "build" / "lakeops.zip")
-    return str(path) if path.exists() else None
+def build_library_archive(destination: str | Path) -> str:
+    """Zip the lakeops package this process imports, for --py-files. Built from the running code,
+    so a cluster always executes the same library version as the worker that submitted the job."""
+    import zipfile
+
+    import lakeops
+
+    package = Path(lakeops.__file__).resolve().parent
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(destination, "w", zipfile.ZIP_DEFLATED) as archive:
+        for source in sorted(package.rglob("*.py")):
+            archive.write(source, Path("lakeops") / source.relative_to(package))
+    return str(destination)
+
+
+def py_files_archive(work_dir: str | Path) -> str:
+    """$LAKEOPS_PY_FILES when the deployment provides an archive, else a fresh one in work_dir."""
+    return os.environ.get(PY_FILES_ENV) or build_library_archive(Path(work_dir) / "lakeops.zip")
 
 
 def spark_job_path(name: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,15 +12,17 @@ from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOpe
 class LakeopsSparkSubmitOperator(SparkSubmitOperator):
     """spark-submit one of lakeops' jobs (spark_jobs/<job>.py).
 
-    The Spark connection, jars and --py-files archive are looked up when the task runs,
-    never at DAG parse time: the connection comes from the config file's spark.conn_id
-    (unless conn_id is given), the jars and archive from the set-up step.
+    The Spark connection, jars and --py-files archive are settled when the task runs, never
+    at DAG parse time: the connection comes from the config file's spark.conn_id (unless
+    conn_id is given), the jars from the set-up step, the archive from the running library.
     """
 
     template_fields: Sequence[str] = (*SparkSubmitOperator.template_fields, "job_args")
 
-    def __init__(self, *, job: str, job_args: list[str], conn_id: str | None = None, **kwargs: Any) -> None:
-        super().__init__(name=f"lakeops {job}", **kwargs)
+    def __init__(self, *, job: str, job_args: list[str], conn_id: str | None = None,
+                 conf: dict[str, str] | None = None, **kwargs: Any) -> None:
+        # Spark's INFO chatter would bury the job's own progress lines in the task log.
+        super().__init__(name=f"lakeops {job}", conf={"spark.log.level": "WARN", **(conf or {})}, **kwargs)
         self.job = job
         self.job_args = job_args
         self.lakeops_conn_id = conn_id
@@ -33,6 +36,7 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
         self.application = spark_job_path(self.job)
         self.application_args = list(self.job_args)
         self.jars = ",".join(spark_jars())
-        self.py_files = py_files_archive()
-        self.log.info("running lakeops job %s with %s on connection %s", self.job, self.application_args, self._conn_id)
-        return super().execute(context)
+        with tempfile.TemporaryDirectory(prefix="lakeops-submit-") as work_dir:
+            self.py_files = py_files_archive(work_dir)
+            self.log.info("running lakeops job %s with %s on connection %s", self.job, self.application_args, self._conn_id)
+            return super().execute(context)

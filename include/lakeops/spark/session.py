@@ -26,7 +26,6 @@ def session_conf(config: LakeopsConfig) -> dict[str, str]:
 
 def build_session(config: LakeopsConfig, app_name: str, master: str | None = None) -> SparkSession:
     """A session with the catalog registered; getOrCreate applies the SQL settings to an existing one too."""
-    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(app_name)
@@ -34,8 +33,9 @@ def build_session(config: LakeopsConfig, app_name: str, master: str | None = Non
         builder = builder.master(master)
     ensure_embedded_storage(config.catalog)
     conf = session_conf(config)
-    # spark-submit passes --jars itself; an in-process session (tests, demo) needs them here.
-    if not SparkConf().get("spark.jars", None):
+    # spark-submit passes --master and --jars itself; an in-process session (tests, demo) names
+    # its master and needs the jars here.
+    if master:
         conf.setdefault("spark.jars", ",".join(spark_jars()))
     for key, value in conf.items():
         builder = builder.config(key, value)
