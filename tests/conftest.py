@@ -3,7 +3,9 @@ Spark connection per test session, so tests never touch a developer's .lakeops/ 
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,12 @@ os.environ.update({
     "PYSPARK_PYTHON": sys.executable,
     "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
 })
+# py4j logs "Closing down clientserver connection" from a finalizer after pytest closed its streams.
+logging.getLogger("py4j").setLevel(logging.WARNING)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(SESSION_DIR, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
