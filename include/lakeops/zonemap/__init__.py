@@ -1,0 +1,1 @@
+"""Zonemaps: per-file column statistics kept outside Iceberg's metadata, used to skip files."""

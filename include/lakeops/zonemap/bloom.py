@@ -1,0 +1,41 @@
+"""A small Bloom filter for equality pruning on high-cardinality columns (e.g. user_id).
+
+Double hashing over murmur3 (mmh3, already a pyiceberg dependency); values are hashed by their
+string form, so int and long (type widening) hash alike.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import mmh3
+
+
+@dataclass(frozen=True)
+class BloomFilter:
+    bits: bytes
+    hashes: int
+
+    @classmethod
+    def build(cls, values: Any, fpp: float = 0.01) -> BloomFilter:
+        distinct = {str(v) for v in values if v is not None}
+        n = max(len(distinct), 1)
+        size = max(64, int(-n * math.log(fpp) / (math.log(2) ** 2)))
+        size = (size + 7) // 8 * 8
+        hashes = max(1, round(size / n * math.log(2)))
+        bits = bytearray(size // 8)
+        for value in distinct:
+            for position in _positions(value, hashes, size):
+                bits[position >> 3] |= 1 << (position & 7)
+        return cls(bytes(bits), hashes)
+
+    def might_contain(self, value: Any) -> bool:
+        size = len(self.bits) * 8
+        return all(self.bits[p >> 3] & (1 << (p & 7)) for p in _positions(str(value), self.hashes, size))
+
+
+def _positions(value: str, hashes: int, size: int) -> list[int]:
+    h1, h2 = mmh3.hash64(value.encode(), signed=False)
+    return [(h1 + i * h2) % size for i in range(hashes)]

@@ -1,0 +1,119 @@
+"""Can a file hold a row matching a predicate? Answered from its zonemap entry, conservatively:
+False only when the statistics prove that no row matches; anything unknown answers True.
+
+Predicates are pyiceberg expressions. NOT is pushed down to the leaves first (rewrite_not), so a
+leaf is decided on its own and AND/OR combine the answers. A column without statistics (added
+after the entry was written, or not indexed) never prunes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyiceberg.expressions import BooleanExpression
+from pyiceberg.expressions.literals import Literal
+from pyiceberg.expressions.visitors import BoundBooleanExpressionVisitor, bind, rewrite_not, visit
+from pyiceberg.schema import Schema
+
+from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
+
+
+def may_match(entry: ZonemapEntry, predicate: BooleanExpression, schema: Schema) -> bool:
+    return visit(bind(schema, rewrite_not(predicate), case_sensitive=True), _MayMatch(entry))
+
+
+class _MayMatch(BoundBooleanExpressionVisitor[bool]):
+    def __init__(self, entry: ZonemapEntry) -> None:
+        self.entry = entry
+
+    def _stats(self, term: Any) -> ColumnStats | None:
+        return self.entry.columns.get(term.ref().field.field_id)
+
+    def _all_null(self, stats: ColumnStats) -> bool:
+        return stats.null_count is not None and stats.null_count >= self.entry.record_count
+
+    def _bounds(self, term: Any) -> tuple[Any, Any] | None:
+        """(lower, upper) when both are known; None means: cannot prune on range."""
+        stats = self._stats(term)
+        if stats is None or stats.lower is None or stats.upper is None:
+            return None
+        return stats.lower, stats.upper
+
+    def _no_values(self, term: Any) -> bool:
+        stats = self._stats(term)
+        return stats is not None and self._all_null(stats)
+
+    def _bloom_excludes(self, term: Any, values: set[Any]) -> bool:
+        bloom = self.entry.blooms.get(term.ref().field.field_id)
+        return bloom is not None and not any(bloom.might_contain(v) for v in values)
+
+    def visit_true(self) -> bool:
+        return True
+
+    def visit_false(self) -> bool:
+        return False
+
+    def visit_not(self, child_result: bool) -> bool:
+        return True  # rewrite_not removed every NOT; never prune on one
+
+    def visit_and(self, left_result: bool, right_result: bool) -> bool:
+        return left_result and right_result
+
+    def visit_or(self, left_result: bool, right_result: bool) -> bool:
+        return left_result or right_result
+
+    def visit_is_null(self, term: Any) -> bool:
+        stats = self._stats(term)
+        return stats is None or stats.null_count is None or stats.null_count > 0
+
+    def visit_not_null(self, term: Any) -> bool:
+        return not self._no_values(term)
+
+    def visit_is_nan(self, term: Any) -> bool:
+        return True
+
+    def visit_not_nan(self, term: Any) -> bool:
+        return True
+
+    def _compare(self, term: Any, test: Any) -> bool:
+        if self._no_values(term):
+            return False
+        bounds = self._bounds(term)
+        return bounds is None or test(*bounds)
+
+    def visit_less_than(self, term: Any, literal: Literal[Any]) -> bool:
+        return self._compare(term, lambda lo, hi: lo < literal.value)
+
+    def visit_less_than_or_equal(self, term: Any, literal: Literal[Any]) -> bool:
+        return self._compare(term, lambda lo, hi: lo <= literal.value)
+
+    def visit_greater_than(self, term: Any, literal: Literal[Any]) -> bool:
+        return self._compare(term, lambda lo, hi: hi > literal.value)
+
+    def visit_greater_than_or_equal(self, term: Any, literal: Literal[Any]) -> bool:
+        return self._compare(term, lambda lo, hi: hi >= literal.value)
+
+    def visit_equal(self, term: Any, literal: Literal[Any]) -> bool:
+        return self.visit_in(term, {literal.value})
+
+    def visit_in(self, term: Any, literals: set[Any]) -> bool:
+        values = {getattr(v, "value", v) for v in literals}
+        if not self._compare(term, lambda lo, hi: any(lo <= v <= hi for v in values)):
+            return False
+        return not self._bloom_excludes(term, values)
+
+    def visit_not_equal(self, term: Any, literal: Literal[Any]) -> bool:
+        return self.visit_not_in(term, {literal.value})
+
+    def visit_not_in(self, term: Any, literals: set[Any]) -> bool:
+        values = {getattr(v, "value", v) for v in literals}
+        # Only a file whose every non-null value is one excluded value cannot match (nulls never match).
+        return self._compare(term, lambda lo, hi: not (lo == hi and lo in values))
+
+    def visit_starts_with(self, term: Any, literal: Literal[Any]) -> bool:
+        prefix = literal.value
+        return self._compare(term, lambda lo, hi: lo[: len(prefix)] <= prefix <= hi[: len(prefix)])
+
+    def visit_not_starts_with(self, term: Any, literal: Literal[Any]) -> bool:
+        prefix = literal.value
+        return self._compare(term, lambda lo, hi: not (lo.startswith(prefix) and hi.startswith(prefix)))
