@@ -58,28 +58,37 @@ def spark():
     session.stop()
 
 
-@pytest.fixture()
-def lakeops_config(tmp_path):
-    """A config with a fresh embedded catalog (own SQLite file, warehouse and landing zone) for one test."""
+def make_test_config(base_dir: Path):
+    """A config with a fresh embedded catalog (own name, SQLite file, warehouse and landing zone)."""
     from lakeops.config import load_config, parse_config
 
-    shipped = load_config()
-    name = f"t{uuid.uuid4().hex[:10]}"
+    shipped = load_config().table("events")
     return parse_config({
-        "catalog": {"name": name, "namespace": "lakeops", "data_dir": str(tmp_path / "data")},
+        "catalog": {"name": f"t{uuid.uuid4().hex[:10]}", "namespace": "lakeops", "data_dir": str(base_dir / "data")},
         "tables": {"events": {"schema": "events", "source": "events", "partition_by": ["day(event_time)"],
                               "sort_by": ["event_time"],
-                              "zonemap": {"columns": list(shipped.table("events").zonemap.columns)}}},
-    }, tmp_path)
+                              "zonemap": {"columns": list(shipped.zonemap.columns),
+                                          "bloom_columns": list(shipped.zonemap.bloom_columns)}}},
+    }, base_dir)
+
+
+def register_catalog(spark, config):
+    """Register config's catalog on a running session (catalog settings are runtime SQL settings)."""
+    from lakeops.catalog import SPARK_EXTENSIONS, ensure_embedded_storage, spark_catalog_conf
+
+    ensure_embedded_storage(config.catalog)
+    for key, value in spark_catalog_conf(config.catalog).items():
+        if value != SPARK_EXTENSIONS:
+            spark.conf.set(key, value)
+    return spark
+
+
+@pytest.fixture()
+def lakeops_config(tmp_path):
+    return make_test_config(tmp_path)
 
 
 @pytest.fixture()
 def catalog_spark(spark, lakeops_config):
-    """The session spark with this test's catalog registered (catalog settings are runtime SQL settings)."""
-    from lakeops.catalog import SPARK_EXTENSIONS, ensure_embedded_storage, spark_catalog_conf
-
-    ensure_embedded_storage(lakeops_config.catalog)
-    for key, value in spark_catalog_conf(lakeops_config.catalog).items():
-        if value != SPARK_EXTENSIONS:
-            spark.conf.set(key, value)
-    return spark
+    """The session spark with this test's catalog registered."""
+    return register_catalog(spark, lakeops_config)

@@ -86,6 +86,23 @@ def parse_events(raw: DataFrame) -> DataFrame:
     return df
 
 
+def write_zonemap_after_commit(config: LakeopsConfig, table: str, snapshot_id: int) -> None:
+    """The micro zonemap of the committed batch. The batch is already durable: a failure here is
+    logged, and the files stay candidates for every read until consolidation indexes them."""
+    from lakeops.catalog import load_catalog
+    from lakeops.zonemap.micro import write_micro_zonemap
+
+    spec = config.table(table)
+    if not spec.zonemap.columns:
+        return
+    try:
+        loaded = load_catalog(config.catalog).load_table(f"{config.catalog.namespace}.{spec.name}")
+        write_micro_zonemap(loaded, spec, snapshot_id)
+    except Exception:
+        log.exception("zonemap for snapshot %s of %s was not written; reads will not prune its files until "
+                      "consolidation indexes them", snapshot_id, table)
+
+
 def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan) -> IngestResult:
     from pyspark.sql import functions as F
 
@@ -125,5 +142,7 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
                 return IngestResult(plan.batch_id, "already_committed", len(files))
     finally:
         parsed.unpersist()
+    if snapshot is not None:
+        write_zonemap_after_commit(config, table, snapshot)
     log.info("batch %s: committed %d rows (snapshot %s), quarantined %d", plan.batch_id, rows, snapshot, quarantined)
     return IngestResult(plan.batch_id, "committed", len(files), rows, quarantined, snapshot)

@@ -1,0 +1,115 @@
+"""Zonemap files: Parquet under <table location>/_zonemaps/<level>/, one file per version.
+
+Micro zonemaps are named by the snapshot they cover (micro/<snapshot_id>.parquet). A file is
+written under a hidden temporary name and moved into place, so readers never see half a file;
+a file that cannot be read (truncated, corrupt) is logged and ignored: its files are then read
+in full, never skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyiceberg.conversions import from_bytes, to_bytes
+from pyiceberg.types import (BooleanType, DateType, DoubleType, FloatType, IntegerType, LongType, PrimitiveType,
+                             StringType, TimestampType, TimestamptzType)
+
+from lakeops.zonemap.bloom import BloomFilter
+from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
+
+if TYPE_CHECKING:
+    from pyarrow.fs import FileSystem
+
+log = logging.getLogger(__name__)
+
+ZONEMAP_DIR = "_zonemaps"
+# Types whose bounds are kept; the stored name decodes the bytes as they were written, so a
+# later int -> long or float -> double widening reads the old bounds correctly.
+TYPES: dict[str, PrimitiveType] = {str(t): t for t in (BooleanType(), IntegerType(), LongType(), FloatType(), DoubleType(),
+                                                        StringType(), DateType(), TimestampType(), TimestamptzType())}
+
+SCHEMA = pa.schema([
+    ("file_path", pa.string()), ("snapshot_id", pa.int64()), ("record_count", pa.int64()),
+    ("file_size", pa.int64()), ("partition", pa.string()),
+    ("columns", pa.list_(pa.struct([("field_id", pa.int32()), ("type", pa.string()), ("lower", pa.binary()),
+                                    ("upper", pa.binary()), ("null_count", pa.int64())]))),
+    ("blooms", pa.list_(pa.struct([("field_id", pa.int32()), ("bits", pa.binary()), ("hashes", pa.int32())]))),
+])
+
+
+def zonemap_root(table_location: str) -> str:
+    return f"{table_location.rstrip('/')}/{ZONEMAP_DIR}"
+
+
+def _filesystem(uri: str) -> tuple[FileSystem, str]:
+    from pyarrow.fs import FileSystem
+
+    return FileSystem.from_uri(uri)
+
+
+def to_arrow(entries: list[ZonemapEntry], types: dict[int, PrimitiveType]) -> pa.Table:
+    rows = []
+    for e in entries:
+        columns = []
+        for field_id, s in e.columns.items():
+            t = types.get(field_id)
+            if t is None or str(t) not in TYPES:
+                continue
+            columns.append({"field_id": field_id, "type": str(t), "null_count": s.null_count,
+                            "lower": to_bytes(t, s.lower) if s.lower is not None else None,
+                            "upper": to_bytes(t, s.upper) if s.upper is not None else None})
+        blooms = [{"field_id": f, "bits": b.bits, "hashes": b.hashes} for f, b in e.blooms.items()]
+        rows.append({"file_path": e.file_path, "snapshot_id": e.snapshot_id, "record_count": e.record_count,
+                     "file_size": e.file_size, "partition": e.partition, "columns": columns, "blooms": blooms})
+    return pa.Table.from_pylist(rows, schema=SCHEMA)
+
+
+def from_arrow(table: pa.Table) -> list[ZonemapEntry]:
+    entries = []
+    for row in table.to_pylist():
+        columns = {}
+        for c in row["columns"]:
+            t = TYPES[c["type"]]
+            columns[c["field_id"]] = ColumnStats(
+                from_bytes(t, c["lower"]) if c["lower"] is not None else None,
+                from_bytes(t, c["upper"]) if c["upper"] is not None else None,
+                c["null_count"])
+        blooms = {b["field_id"]: BloomFilter(b["bits"], b["hashes"]) for b in row["blooms"]}
+        entries.append(ZonemapEntry(row["file_path"], row["snapshot_id"], row["record_count"], row["file_size"],
+                                    row["partition"], columns, blooms))
+    return entries
+
+
+def publish(uri: str, data: pa.Table) -> str:
+    """Write data to uri atomically: a hidden temporary file, then a move into place."""
+    fs, path = _filesystem(uri)
+    folder, name = path.rsplit("/", 1)
+    fs.create_dir(folder, recursive=True)
+    tmp = f"{folder}/.{name}.{uuid.uuid4().hex}.tmp"
+    with fs.open_output_stream(tmp) as out:
+        pq.write_table(data, out)
+    fs.move(tmp, path)
+    return uri
+
+
+def read_level(root: str, level: str) -> tuple[list[ZonemapEntry], list[str]]:
+    """Every entry of one level, and the files that could not be read (logged, then ignored)."""
+    from pyarrow.fs import FileSelector, FileType
+
+    fs, path = _filesystem(f"{root}/{level}")
+    infos = fs.get_file_info(FileSelector(path, allow_not_found=True))
+    entries, unreadable = [], []
+    for info in sorted(infos, key=lambda i: i.path):
+        if info.type != FileType.File or info.base_name.startswith((".", "_")):
+            continue
+        try:
+            with fs.open_input_file(info.path) as stream:
+                entries.extend(from_arrow(pq.read_table(stream)))
+        except (OSError, pa.ArrowInvalid, KeyError, ValueError) as e:
+            log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", info.path, e)
+            unreadable.append(info.path)
+    return entries, unreadable
