@@ -51,7 +51,8 @@ with DAG(
         job="ingest_events",
         job_args=[
             "--table", "{{ params.table }}",
-            "--start", "{{ params.start or data_interval_start.isoformat() }}",
-            "--end", "{{ params.end or data_interval_end.isoformat() }}",
+            # A run with no data interval renders "" here; the job then names the params to set.
+            "--start", "{{ params.start or (data_interval_start.isoformat() if data_interval_start else '') }}",
+            "--end", "{{ params.end or (data_interval_end.isoformat() if data_interval_end else '') }}",
         ],
     )

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from lakeops.generator.events import COUNTRIES
-from lakeops.generator.files import write_jsonl
-from lakeops.landing import CDC_STREAMS, minute_dir, utc
+from lakeops.generator.files import arrival_minutes, write_jsonl
+from lakeops.landing import CDC_STREAMS, minute_dir
 
 TIERS = ("free", "plus", "pro")
 ORDER_STATUSES = ("created", "paid", "shipped", "delivered", "cancelled")
@@ -81,13 +81,9 @@ def generate_cdc(
     delete_fraction: float = 0.05,
 ) -> CdcStats:
     """Land one file per table per minute from `start` (UTC, aware) on."""
-    if minutes < 1 or changes_per_minute < 1:
-        raise ValueError(f"minutes={minutes} and changes_per_minute={changes_per_minute} must both be at least 1")
-    start = utc(start)
     source = _CdcSource(seed)
     stats = CdcStats()
-    for minute in range(minutes):
-        arrival = start + timedelta(minutes=minute)
+    for arrival in arrival_minutes(start, minutes, changes_per_minute):
         lines: dict[str, list[str]] = {table: [] for table in CDC_STREAMS}
         for i in range(changes_per_minute):
             moment = arrival + timedelta(seconds=60 * i / changes_per_minute)

@@ -9,8 +9,8 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from lakeops.generator.files import write_jsonl
-from lakeops.landing import EVENTS_STREAM, minute_dir, utc
+from lakeops.generator.files import arrival_minutes, write_jsonl
+from lakeops.landing import EVENTS_STREAM, minute_dir
 
 EVENT_TYPES = ("page_view", "click", "search", "add_to_cart", "purchase")
 EVENT_WEIGHTS = (60, 22, 8, 7, 3)
@@ -96,13 +96,9 @@ def generate_events(
     bad_fraction: float = 0.005,
 ) -> EventStats:
     """Land `minutes` one-minute files of events arriving from `start` (UTC, aware) on."""
-    if minutes < 1 or events_per_minute < 1:
-        raise ValueError(f"minutes={minutes} and events_per_minute={events_per_minute} must both be at least 1")
-    start = utc(start)
     source = _EventSource(seed, users)
     stats = EventStats()
-    for minute in range(minutes):
-        arrival = start + timedelta(minutes=minute)
+    for arrival in arrival_minutes(start, minutes, events_per_minute):
         lines = []
         for i in range(events_per_minute):
             event, late = source.event(arrival + timedelta(seconds=60 * i / events_per_minute), late_fraction)
