@@ -80,7 +80,7 @@ def test_crash_after_staging_before_publish_loses_and_duplicates_nothing(catalog
     run_ingest(catalog_spark, lakeops_config, "events", plan_ingest(lakeops_config, "events", START + FIVE, START + 2 * FIVE))
     before = _events(catalog_spark, lakeops_config).count()
     # A run that died after writing its data files and staging the snapshot, before publishing it:
-    stage_batch(catalog_spark, catalog_spark.table(lakeops_config.qualified("events")).limit(7),
+    stage_batch(catalog_spark, load_catalog(lakeops_config.catalog), catalog_spark.table(lakeops_config.qualified("events")).limit(7),
                 plan.table, plan.batch_id, {})
     assert _events(catalog_spark, lakeops_config).count() == before, "a staged snapshot is invisible to readers"
 
@@ -98,11 +98,12 @@ def test_two_racing_runs_of_one_batch_publish_it_once(catalog_spark, lakeops_con
     rows = catalog_spark.table(table).limit(5)
     before = catalog_spark.table(table).count()
     # Both runs passed the "already published?" check and staged their snapshots; then both publish.
-    first = stage_batch(catalog_spark, rows, table, batch, {})
-    second = stage_batch(catalog_spark, rows, table, batch, {})
+    catalog = load_catalog(lakeops_config.catalog)
+    first = stage_batch(catalog_spark, catalog, rows, table, batch, {})
+    second = stage_batch(catalog_spark, catalog, rows, table, batch, {})
 
-    assert publish_staged(catalog_spark, table, batch, first) is not None
-    assert publish_staged(catalog_spark, table, batch, second) is None
+    assert publish_staged(catalog_spark, catalog, table, batch, first) is not None
+    assert publish_staged(catalog_spark, catalog, table, batch, second) is None
     assert catalog_spark.table(table).count() == before + 5
 
 

@@ -11,7 +11,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from lakeops.batches import published_snapshot, staged_snapshot
+
 if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
     from pyspark.sql import DataFrame, SparkSession
 
 log = logging.getLogger(__name__)
@@ -19,25 +23,13 @@ log = logging.getLogger(__name__)
 BATCH_ID_PROPERTY = "lakeops.batch-id"
 DUPLICATE_PUBLISH = "DuplicateWAPCommitException"
 
-def published_snapshot(spark: SparkSession, table: str, batch_id: str) -> int | None:
-    """The snapshot that published batch_id on the current branch, if any."""
-    from pyspark.sql import functions as F
-
-    snapshots = spark.table(f"{table}.snapshots")
-    ancestors = spark.table(f"{table}.history").where("is_current_ancestor").select("snapshot_id")
-    tagged = (F.col("summary")["wap.id"] == F.lit(batch_id)) | (F.col("summary")["published-wap-id"] == F.lit(batch_id))
-    rows = snapshots.where(tagged).join(ancestors, "snapshot_id").select("snapshot_id").collect()
-    return rows[0][0] if rows else None
+def _metadata(catalog: Catalog, table: str) -> Table:
+    """The table as the catalog has it now: catalog.namespace.name -> namespace.name."""
+    return catalog.load_table(table.split(".", 1)[1])
 
 
-def _staged_snapshot(spark: SparkSession, table: str, batch_id: str) -> int:
-    from pyspark.sql import functions as F
-
-    staged = spark.table(f"{table}.snapshots").where(F.col("summary")["wap.id"] == F.lit(batch_id))
-    return int(staged.orderBy(F.col("committed_at").desc()).select("snapshot_id").first()[0])
-
-
-def stage_batch(spark: SparkSession, df: DataFrame, table: str, batch_id: str, summary: dict[str, str]) -> int:
+def stage_batch(spark: SparkSession, catalog: Catalog, df: DataFrame, table: str, batch_id: str,
+                summary: dict[str, str]) -> int:
     """Write df as a staged snapshot tagged with batch_id; it is not visible to readers until published."""
     writer = df.writeTo(table).option(f"snapshot-property.{BATCH_ID_PROPERTY}", batch_id)
     for key, value in summary.items():
@@ -47,27 +39,31 @@ def stage_batch(spark: SparkSession, df: DataFrame, table: str, batch_id: str, s
         writer.append()
     finally:
         spark.conf.unset("spark.wap.id")
-    return _staged_snapshot(spark, table, batch_id)
+    staged = staged_snapshot(_metadata(catalog, table), batch_id)
+    assert staged is not None, f"Spark staged batch {batch_id} but {table} has no snapshot with that wap.id"
+    return staged
 
 
-def publish_staged(spark: SparkSession, table: str, batch_id: str, staged: int) -> int | None:
+def publish_staged(spark: SparkSession, catalog: Catalog, table: str, batch_id: str, staged: int) -> int | None:
     """Publish a staged snapshot. None when batch_id was already published (by a concurrent run)."""
-    catalog = table.split(".")[0]
+    spark_catalog = table.split(".")[0]
     try:
-        spark.sql(f"CALL {catalog}.system.cherrypick_snapshot(table => '{table}', snapshot_id => {int(staged)})")
+        spark.sql(f"CALL {spark_catalog}.system.cherrypick_snapshot(table => '{table}', snapshot_id => {int(staged)})")
     except Exception as e:  # py4j/Spark wrap the Java exception; its class name is in the message
         if DUPLICATE_PUBLISH not in str(e):
             raise
         log.warning("batch %s was already published to %s; staged snapshot %s is left to snapshot expiry",
                     batch_id, table, staged)
         return None
-    return published_snapshot(spark, table, batch_id)
+    return published_snapshot(_metadata(catalog, table), batch_id)
 
 
-def append_once(spark: SparkSession, df: DataFrame, table: str, batch_id: str, summary: dict[str, str]) -> int | None:
+def append_once(spark: SparkSession, catalog: Catalog, df: DataFrame, table: str, batch_id: str,
+                summary: dict[str, str]) -> int | None:
     """Append df to table unless batch_id is already published. Returns the published snapshot id,
     or None when an earlier or concurrent run had published the batch (nothing is written twice)."""
-    if published_snapshot(spark, table, batch_id) is not None:
+    if published_snapshot(_metadata(catalog, table), batch_id) is not None:
         log.info("batch %s is already committed to %s; nothing to do", batch_id, table)
         return None
-    return publish_staged(spark, table, batch_id, stage_batch(spark, df, table, batch_id, summary))
+    staged = stage_batch(spark, catalog, df, table, batch_id, summary)
+    return publish_staged(spark, catalog, table, batch_id, staged)

@@ -11,9 +11,12 @@ from lakeops.config import LakeopsConfig
 from lakeops.ingest.ddl import table_ddl
 from lakeops.ingest.plan import IngestPlan
 from lakeops.schemas import EVENTS
-from lakeops.spark.commit import append_once, published_snapshot
+from lakeops.batches import published_snapshot
+from lakeops.catalog import load_catalog
+from lakeops.spark.commit import append_once
 
 if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
     from pyspark.sql import DataFrame, SparkSession
 
 log = logging.getLogger(__name__)
@@ -36,9 +39,10 @@ class IngestResult:
         return asdict(self)
 
 
-def ensure_tables(spark: SparkSession, config: LakeopsConfig, table: str) -> None:
+def ensure_tables(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str) -> None:
     spec = config.table(table)
-    if spark.catalog.tableExists(config.qualified(spec.name)) and spark.catalog.tableExists(config.qualified(spec.quarantine_name)):
+    namespace = config.catalog.namespace
+    if all(catalog.table_exists(f"{namespace}.{name}") for name in (spec.name, spec.quarantine_name)):
         return
     spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
     for statement in table_ddl(config, spec):
@@ -86,17 +90,16 @@ def parse_events(raw: DataFrame) -> DataFrame:
     return df
 
 
-def write_zonemap_after_commit(config: LakeopsConfig, table: str, snapshot_id: int) -> None:
+def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int) -> None:
     """The micro zonemap of the committed batch. The batch is already durable: a failure here is
     logged, and the files stay candidates for every read until consolidation indexes them."""
-    from lakeops.catalog import load_catalog
     from lakeops.zonemap.micro import write_micro_zonemap
 
     spec = config.table(table)
     if not spec.zonemap.columns:
         return
     try:
-        loaded = load_catalog(config.catalog).load_table(f"{config.catalog.namespace}.{spec.name}")
+        loaded = catalog.load_table(f"{config.catalog.namespace}.{spec.name}")
         write_micro_zonemap(loaded, spec, snapshot_id)
     except Exception:
         log.exception("zonemap for snapshot %s of %s was not written; reads will not prune its files until "
@@ -112,9 +115,10 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
         log.info("batch %s: no landed files in %d folders (%s .. %s); nothing to ingest",
                  plan.batch_id, len(plan.source_dirs), plan.source_dirs[:1], plan.source_dirs[-1:])
         return IngestResult(plan.batch_id, "no_input")
-    ensure_tables(spark, config, table)
+    catalog = load_catalog(config.catalog)
+    ensure_tables(spark, catalog, config, table)
     # Quarantine rows are published before good rows, so a published events batch is a finished batch.
-    if published_snapshot(spark, plan.table, plan.batch_id) is not None:
+    if published_snapshot(catalog.load_table(f"{config.catalog.namespace}.{config.table(table).name}"), plan.batch_id) is not None:
         log.info("batch %s is already committed to %s; nothing to do", plan.batch_id, plan.table)
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))
@@ -132,17 +136,17 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
             bad = parsed.where(F.col("reason").isNotNull()).select(
                 F.lit(table).alias("table_name"), F.lit(plan.batch_id).alias("batch_id"), "source_file",
                 F.col("value").alias("raw_line"), "reason", F.col("ingested_at").alias("quarantined_at"))
-            append_once(spark, bad, plan.quarantine_table, plan.batch_id, summary)
+            append_once(spark, catalog, bad, plan.quarantine_table, plan.batch_id, summary)
         snapshot = None
         if rows:
             spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: commit {rows} rows")
             good = parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
-            snapshot = append_once(spark, good, plan.table, plan.batch_id, summary)
+            snapshot = append_once(spark, catalog, good, plan.table, plan.batch_id, summary)
             if snapshot is None:  # a concurrent run of the same batch won the publish
                 return IngestResult(plan.batch_id, "already_committed", len(files))
     finally:
         parsed.unpersist()
     if snapshot is not None:
-        write_zonemap_after_commit(config, table, snapshot)
+        write_zonemap_after_commit(catalog, config, table, snapshot)
     log.info("batch %s: committed %d rows (snapshot %s), quarantined %d", plan.batch_id, rows, snapshot, quarantined)
     return IngestResult(plan.batch_id, "committed", len(files), rows, quarantined, snapshot)
