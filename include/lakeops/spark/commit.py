@@ -12,6 +12,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from lakeops.batches import published_snapshot, staged_snapshot
+from lakeops.exceptions import IngestError
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -40,7 +41,9 @@ def stage_batch(spark: SparkSession, catalog: Catalog, df: DataFrame, table: str
     finally:
         spark.conf.unset("spark.wap.id")
     staged = staged_snapshot(_metadata(catalog, table), batch_id)
-    assert staged is not None, f"Spark staged batch {batch_id} but {table} has no snapshot with that wap.id"
+    if staged is None:
+        raise IngestError(f"batch {batch_id} was written to {table} but no snapshot carries its wap.id; "
+                          f"check that the table property write.wap.enabled is true")
     return staged
 
 
