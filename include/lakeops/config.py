@@ -194,10 +194,14 @@ class LakeopsConfig:
         except KeyError:
             raise ConfigError(f"table {name!r} is not in the config file; configured tables: {', '.join(self.tables) or 'none'}") from None
 
-    def qualified(self, table: str) -> str:
-        """catalog.namespace.table, with every part validated."""
+    def identifier(self, table: str) -> str:
+        """namespace.table, as pyiceberg names it, with the table name validated."""
         validate_identifier(table, "table")
-        return f"{self.catalog.name}.{self.catalog.namespace}.{table}"
+        return f"{self.catalog.namespace}.{table}"
+
+    def qualified(self, table: str) -> str:
+        """catalog.namespace.table, as Spark names it."""
+        return f"{self.catalog.name}.{self.identifier(table)}"
 
 
 def _expand_env(value: str, where: str) -> str:

@@ -23,9 +23,8 @@ class TableSummary:
 
 def pyiceberg_summary(catalog: Catalog, config: LakeopsConfig, table: str) -> TableSummary:
     spec = config.table(table)
-    namespace = config.catalog.namespace
-    events = catalog.load_table(f"{namespace}.{spec.name}")
-    quarantine = catalog.load_table(f"{namespace}.{spec.quarantine_name}")
+    events = catalog.load_table(config.identifier(spec.name))
+    quarantine = catalog.load_table(config.identifier(spec.quarantine_name))
     return TableSummary(
         rows=events.scan().to_arrow().num_rows,
         files=sum(1 for _ in events.scan().plan_files()),
@@ -51,7 +50,7 @@ def spark_summary(spark: SparkSession, config: LakeopsConfig, table: str) -> Tab
 
 def batch_commits(catalog: Catalog, config: LakeopsConfig, table: str) -> list[dict[str, str]]:
     """The lakeops batch summaries of the current branch's snapshots, oldest first."""
-    loaded = catalog.load_table(f"{config.catalog.namespace}.{config.table(table).name}")
+    loaded = catalog.load_table(config.identifier(config.table(table).name))
     commits = []
     for entry in loaded.history():
         snapshot = loaded.snapshot_by_id(entry.snapshot_id)

@@ -19,7 +19,7 @@ TICK = datetime(2026, 11, 21, 10, 5, tzinfo=timezone.utc)  # the run whose data 
 
 
 def _event_ids(config) -> list[str]:
-    table = load_catalog(config.catalog).load_table(f"{config.catalog.namespace}.events")
+    table = load_catalog(config.catalog).load_table(config.identifier("events"))
     return table.scan(selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist()
 
 
@@ -38,7 +38,7 @@ def test_ingest_dag_commits_every_landed_event_once(airflow_db):
     assert str(rerun.state) == "success"
     assert sorted(_event_ids(config)) == sorted(ids)
 
-    quarantine = load_catalog(config.catalog).load_table(f"{config.catalog.namespace}.events_quarantine")
+    quarantine = load_catalog(config.catalog).load_table(config.identifier("events_quarantine"))
     assert quarantine.scan().to_arrow().num_rows == landed.bad_total
 
     empty = run_dag_test(dag, datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc))

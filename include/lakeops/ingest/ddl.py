@@ -22,15 +22,22 @@ def _spark_transform(transform: str) -> str:
     return transform
 
 
-def create_table_sql(config: LakeopsConfig, table: TableConfig, schema: str | None = None, name: str | None = None) -> str:
-    columns = ",\n  ".join(
-        f"{c.name} {c.sql_type}{' NOT NULL' if c.required else ''}" for c in BUILTIN_SCHEMAS[schema or table.schema]
-    )
-    sql = f"CREATE TABLE IF NOT EXISTS {config.qualified(name or table.name)} (\n  {columns}\n) USING iceberg"
-    if table.partition_by and name is None:
-        sql += f"\nPARTITIONED BY ({', '.join(_spark_transform(t) for t in table.partition_by)})"
+def _create_sql(config: LakeopsConfig, name: str, schema: str, partition_by: tuple[str, ...]) -> str:
+    columns = ",\n  ".join(f"{c.name} {c.sql_type}{' NOT NULL' if c.required else ''}" for c in BUILTIN_SCHEMAS[schema])
+    sql = f"CREATE TABLE IF NOT EXISTS {config.qualified(name)} (\n  {columns}\n) USING iceberg"
+    if partition_by:
+        sql += f"\nPARTITIONED BY ({', '.join(_spark_transform(t) for t in partition_by)})"
     props = ", ".join(f"'{k}' = '{v}'" for k, v in BASE_PROPERTIES.items())
     return sql + f"\nTBLPROPERTIES ({props})"
+
+
+def create_table_sql(config: LakeopsConfig, table: TableConfig) -> str:
+    return _create_sql(config, table.name, table.schema, table.partition_by)
+
+
+def create_quarantine_sql(config: LakeopsConfig, table: TableConfig) -> str:
+    """The quarantine table of `table`: unpartitioned, one row per rejected line."""
+    return _create_sql(config, table.quarantine_name, "quarantine", ())
 
 
 def table_ddl(config: LakeopsConfig, table: TableConfig) -> list[str]:
@@ -38,5 +45,5 @@ def table_ddl(config: LakeopsConfig, table: TableConfig) -> list[str]:
     statements = [create_table_sql(config, table)]
     if table.sort_by:
         statements.append(f"ALTER TABLE {config.qualified(table.name)} WRITE ORDERED BY {', '.join(table.sort_by)}")
-    statements.append(create_table_sql(config, table, schema="quarantine", name=table.quarantine_name))
+    statements.append(create_quarantine_sql(config, table))
     return statements

@@ -41,8 +41,7 @@ class IngestResult:
 
 def ensure_tables(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str) -> None:
     spec = config.table(table)
-    namespace = config.catalog.namespace
-    if all(catalog.table_exists(f"{namespace}.{name}") for name in (spec.name, spec.quarantine_name)):
+    if all(catalog.table_exists(config.identifier(name)) for name in (spec.name, spec.quarantine_name)):
         return
     spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
     for statement in table_ddl(config, spec):
@@ -99,7 +98,7 @@ def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: s
     if not spec.zonemap.columns:
         return
     try:
-        loaded = catalog.load_table(f"{config.catalog.namespace}.{spec.name}")
+        loaded = catalog.load_table(config.identifier(spec.name))
         write_micro_zonemap(loaded, spec, snapshot_id)
     except Exception:
         log.exception("zonemap for snapshot %s of %s was not written; reads will not prune its files until "
@@ -118,7 +117,7 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
     catalog = load_catalog(config.catalog)
     ensure_tables(spark, catalog, config, table)
     # Quarantine rows are published before good rows, so a published events batch is a finished batch.
-    if published_snapshot(catalog.load_table(f"{config.catalog.namespace}.{config.table(table).name}"), plan.batch_id) is not None:
+    if published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id) is not None:
         log.info("batch %s is already committed to %s; nothing to do", plan.batch_id, plan.table)
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))

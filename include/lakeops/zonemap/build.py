@@ -4,6 +4,7 @@ exception: they need the column's values, read column-only from the new files.""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
@@ -56,8 +57,6 @@ def entry_from_metrics(data_file: DataFile, snapshot_id: int, table: Table, colu
 
 def entries_for_snapshot(table: Table, snapshot_id: int, columns: tuple[str, ...], bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
     """One entry per data file the snapshot added, with Bloom filters for bloom_columns."""
-    import dataclasses
-
     import pyarrow.parquet as pq
 
     entries = [entry_from_metrics(f, snapshot_id, table, columns) for f in added_data_files(table, snapshot_id)]

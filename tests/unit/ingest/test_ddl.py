@@ -129,4 +129,4 @@ def test_orders_table(make_config):
 def test_unsafe_name_never_reaches_sql(make_config):
     config = config_with(make_config)
     with pytest.raises(ConfigError, match="is not a valid identifier"):
-        create_table_sql(config, config.table("events"), name="events; drop table x")
+        config.qualified("events; drop table x")
