@@ -58,6 +58,7 @@ $(PY_FILES): $(VENV)/.installed $(shell find include/lakeops -name '*.py' 2>/dev
 $(AIRFLOW_HOME)/.migrated: $(VENV)/.installed
 	@mkdir -p $(AIRFLOW_HOME)
 	@airflow db migrate >$(AIRFLOW_HOME)/migrate.log 2>&1 || { cat $(AIRFLOW_HOME)/migrate.log; exit 1; }
+	@airflow pools set lakeops_spark 2 "lakeops Spark jobs: ingestion and maintenance share these slots" >>$(AIRFLOW_HOME)/migrate.log 2>&1
 	@touch $@
 
 demo: setup $(AIRFLOW_HOME)/.migrated

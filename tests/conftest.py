@@ -41,7 +41,9 @@ def airflow_db() -> Path:
     """A migrated Airflow metadata database (SQLite) for dag.test()."""
     home = Path(os.environ["AIRFLOW_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    subprocess.run([str(Path(sys.executable).parent / "airflow"), "db", "migrate"], check=True,
+    airflow = str(Path(sys.executable).parent / "airflow")
+    subprocess.run([airflow, "db", "migrate"], check=True, capture_output=True, env=os.environ.copy())
+    subprocess.run([airflow, "pools", "set", "lakeops_spark", "2", "lakeops Spark jobs"], check=True,
                    capture_output=True, env=os.environ.copy())
     return home
 

@@ -8,6 +8,11 @@ from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 
+# Every heavy Spark task runs in this pool, so maintenance can never take all slots from ingestion.
+# `make airflow`/`make demo` and the tests create it; deployments create it with `airflow pools set`.
+SPARK_POOL = "lakeops_spark"
+SPARK_POOL_SLOTS = 2
+
 
 class LakeopsSparkSubmitOperator(SparkSubmitOperator):
     """spark-submit one of lakeops' jobs (spark_jobs/<job>.py).
@@ -22,6 +27,7 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
     def __init__(self, *, job: str, job_args: list[str], conn_id: str | None = None,
                  conf: dict[str, str] | None = None, **kwargs: Any) -> None:
         # Spark's INFO chatter would bury the job's own progress lines in the task log.
+        kwargs.setdefault("pool", SPARK_POOL)
         super().__init__(name=f"lakeops {job}", conf={"spark.log.level": "WARN", **(conf or {})}, **kwargs)
         self.job = job
         self.job_args = job_args

@@ -309,7 +309,8 @@ def test_shipped_config_loads():
     assert config.landing_root == str(PROJECT_ROOT / ".lakeops" / "landing")
     assert config.spark.conn_id == "lakeops_spark"
     assert config.spark.conf == {"spark.sql.shuffle.partitions": "4"}
-    assert list(config.tables) == ["events"]
+    assert list(config.tables) == ["events", "users", "orders"]
+    assert config.table("users").partition_by == ("bucket(8, user_id)",)
     events = config.table("events")
     assert events.schema == "events"
     assert events.source == "events"
