@@ -27,6 +27,7 @@ help:
 	@echo "make test     set up and run the whole test suite"
 	@echo "make airflow  start 'airflow standalone' with these DAGs and plugins (http://localhost:8080)"
 	@echo "make lock     re-resolve requirements.txt into requirements.lock"
+	@echo "make bench-NAME  run benchmarks/NAME.py (results in benchmarks/results/)"
 
 setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES)
 
@@ -69,6 +70,10 @@ test: setup
 
 airflow: setup $(AIRFLOW_HOME)/.migrated
 	@airflow standalone
+
+# One command per benchmark: make bench-zonemap runs python -m benchmarks.zonemap.
+bench-%: setup $(AIRFLOW_HOME)/.migrated
+	@$(BIN)/python -m benchmarks.$*
 
 lock:
 	@rm -rf build/lockvenv && $(PYTHON) -m venv build/lockvenv

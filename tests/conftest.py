@@ -60,17 +60,19 @@ def spark():
     session.stop()
 
 
-def make_test_config(base_dir: Path):
-    """A config with a fresh embedded catalog (own name, SQLite file, warehouse and landing zone)."""
-    from lakeops.config import load_config, parse_config
+def make_test_config(base_dir: Path, tables: dict | None = None):
+    """A config with a fresh embedded catalog (own name, SQLite file, warehouse and landing zone).
 
-    shipped = load_config().table("events")
+    Tables are those of the shipped include/lakeops.yaml (events, users, orders, with their
+    policies) unless `tables` gives other table settings in the config file's form."""
+    import yaml
+
+    from lakeops.config import parse_config
+
+    shipped = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
     return parse_config({
         "catalog": {"name": f"t{uuid.uuid4().hex[:10]}", "namespace": "lakeops", "data_dir": str(base_dir / "data")},
-        "tables": {"events": {"schema": "events", "source": "events", "partition_by": ["day(event_time)"],
-                              "sort_by": ["event_time"],
-                              "zonemap": {"columns": list(shipped.zonemap.columns),
-                                          "bloom_columns": list(shipped.zonemap.bloom_columns)}}},
+        "tables": shipped if tables is None else tables,
     }, base_dir)
 
 
