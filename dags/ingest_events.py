@@ -22,6 +22,7 @@ import pendulum
 from airflow.sdk import DAG, Param
 from airflow.timetables.interval import CronDataIntervalTimetable
 
+from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 
 with DAG(
@@ -45,6 +46,7 @@ with DAG(
         "start": Param(None, type=["null", "string"], format="date-time", description="override the interval start"),
         "end": Param(None, type=["null", "string"], format="date-time", description="override the interval end"),
     },
+    deadline=dag_deadline("ingest", table="events"),
 ) as dag:
     LakeopsSparkSubmitOperator(
         task_id="ingest",

@@ -9,6 +9,7 @@ resolved against the directory of the config file.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import types
@@ -177,12 +178,43 @@ class TableConfig:
         return f"{self.name}_quarantine"
 
 
+DEFAULT_DEADLINE_MINUTES = 60
+
+
+@dataclass(frozen=True)
+class AlertsConfig:
+    """Deadline alerts and where alerts go. Endpoints and credentials live in Airflow connections,
+    named here; a missing connection turns its channel off (the task log always gets the alert)."""
+
+    deadline_minutes: dict[str, int] = field(default_factory=dict)
+    """Per DAG kind (ingest, compaction, ...): minutes a run may take from being queued to success."""
+    default_deadline_minutes: int = DEFAULT_DEADLINE_MINUTES
+    webhook_conn_id: str = "lakeops_alerts_webhook"
+    email_conn_id: str = "lakeops_alerts_email"
+
+    def __post_init__(self) -> None:
+        for kind, minutes in self.deadline_minutes.items():
+            validate_identifier(kind, "alerts.deadline_minutes: DAG kind")
+            if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
+                raise ConfigError(f"alerts.deadline_minutes.{kind}: {minutes!r} must be a whole number of minutes, at least 1")
+        if self.default_deadline_minutes < 1:
+            raise ConfigError(f"alerts.default_deadline_minutes: {self.default_deadline_minutes} must be at least 1")
+        for key in ("webhook_conn_id", "email_conn_id"):
+            if not getattr(self, key).strip():
+                raise ConfigError(f"alerts.{key}: must name an Airflow connection id (a missing connection turns the channel off)")
+
+    def deadline_for(self, kind: str) -> int:
+        """Minutes a run of this DAG kind may take; the default for kinds not listed."""
+        return self.deadline_minutes.get(kind, self.default_deadline_minutes)
+
+
 @dataclass(frozen=True)
 class LakeopsConfig:
     catalog: CatalogConfig = field(default_factory=CatalogConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
     landing_dir: str | None = None
     tables: dict[str, TableConfig] = field(default_factory=dict)
+    alerts: AlertsConfig = field(default_factory=AlertsConfig)
 
     @property
     def landing_root(self) -> str:
@@ -305,3 +337,28 @@ def load_config(path: str | Path | None = None) -> LakeopsConfig:
     except yaml.YAMLError as e:
         raise ConfigError(f"config file {str(config_path)!r} is not valid YAML: {e}") from e
     return parse_config(data, config_path.resolve().parent)
+
+
+def load_alerts_config(path: str | Path | None = None) -> AlertsConfig:
+    """Only the `alerts` section of the config file: what DAG files need to declare their
+    deadline alerts. It reads one local file and touches no catalog, connection or environment
+    variable of other sections, so it is cheap enough for DAG parsing; cached per file version."""
+    config_path = Path(path) if path else default_config_path()
+    try:
+        mtime = config_path.stat().st_mtime_ns
+    except OSError as e:
+        raise ConfigError(f"config file {str(config_path)!r} cannot be read ({e.strerror}); set {CONFIG_ENV} to the path of lakeops.yaml") from e
+    return _alerts_config_cached(str(config_path.resolve()), mtime)
+
+
+@functools.lru_cache(maxsize=8)
+def _alerts_config_cached(path: str, mtime_ns: int) -> AlertsConfig:
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as e:
+        raise ConfigError(f"config file {path!r} is not valid YAML: {e}") from e
+    section = data.get("alerts") if isinstance(data, dict) else None
+    alerts: AlertsConfig = _build(AlertsConfig, section, "alerts")
+    return alerts

@@ -17,3 +17,7 @@ class SetupError(LakeopsError):
 
 class IngestError(LakeopsError):
     """An ingest batch could not be read or committed."""
+
+
+class AlertError(LakeopsError):
+    """An alert could not be delivered to a channel that is configured."""

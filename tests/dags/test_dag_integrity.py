@@ -28,6 +28,10 @@ MAX_ACTIVE_RUNS_LIMIT = 4
 SAMPLE_RUN_AFTER = pendulum.datetime(2026, 11, 21, 10, 3, tz="UTC")
 SUBPROCESS_TIMEOUT_S = 300  # a hang guard only; parse time itself is printed, not asserted
 REPORT_MARKER = "LAKEOPS_DAG_INTEGRITY_REPORT "
+# Every DAG's deadline alert goes through this callback (lakeops_airflow.deadlines.dag_deadline). Its
+# interval comes from the config's `alerts` section, read at parse time by load_alerts_config: one local
+# file, no catalog or connection, so the parse-time check below does not count it as a lookup.
+DEADLINE_CALLBACK = "lakeops_airflow.deadlines.deadline_missed"
 
 # Airflow defaults the convention checks compare against, pinned while the "strict" bag parses, so a
 # DAG passes only if it sets these itself: an unset catchup becomes True (so `catchup is False` proves
@@ -243,8 +247,11 @@ def _strict_dags(strict_dagbag, dag_file: Path) -> list:
 
 
 def _convention_problems(dag) -> list[str]:
+    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
     from airflow.serialization.encoders import coerce_to_core_timetable
     from airflow.timetables.trigger import CronTriggerTimetable
+
+    from lakeops_airflow.operators import SPARK_POOL
 
     problems = []
     if not (dag.doc_md or "").strip():
@@ -259,6 +266,23 @@ def _convention_problems(dag) -> list[str]:
             problems.append(f"task {task.task_id}: owner is {task.owner!r}")
         if task.retries is None or task.retries < 1:
             problems.append(f"task {task.task_id}: retries is {task.retries!r}, expected >= 1")
+    for task in dag.tasks:
+        if not task.retry_exponential_backoff:
+            problems.append(f"task {task.task_id}: retries without backoff; set retry_exponential_backoff=True "
+                            "(and max_retry_delay) in default_args")
+        if isinstance(task, SparkSubmitOperator) and task.pool != SPARK_POOL:
+            problems.append(f"task {task.task_id}: a Spark task outside pool {SPARK_POOL!r} (pool={task.pool!r})")
+    deadlines = dag.deadline or []
+    if not deadlines:
+        problems.append("no deadline alert; add deadline=dag_deadline(\"<kind>\") (lakeops_airflow.deadlines)")
+    for alert in deadlines:
+        if alert.callback.path != DEADLINE_CALLBACK:
+            problems.append(f"deadline alert {alert.name!r} calls {alert.callback.path}, not {DEADLINE_CALLBACK}: "
+                            "build it with lakeops_airflow.deadlines.dag_deadline so it reaches the alert channels")
+    for name, param in dag.params.items():
+        schema = dag.params.get_param(name).schema
+        if "type" not in schema:
+            problems.append(f"param {name!r} has no JSON-schema type; declare Param(..., type=...) so manual runs are validated")
     if dag.catchup is not False:
         problems.append(f"catchup is {dag.catchup!r}; set catchup=False explicitly")
     if not (1 <= dag.max_active_runs <= MAX_ACTIVE_RUNS_LIMIT):

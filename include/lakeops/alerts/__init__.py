@@ -1,0 +1,1 @@
+"""SLA alerts: what a missed deadline or a stale table says, and where it goes (log, webhook, email)."""

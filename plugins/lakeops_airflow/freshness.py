@@ -1,0 +1,44 @@
+"""Freshness SLA check: one cheap metadata read per table, an alert for each table in breach."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from airflow.sdk import BaseOperator
+
+
+class TableFreshnessOperator(BaseOperator):
+    """Checks every configured table (or `tables`) against its freshness SLA and alerts on a breach.
+
+    The task succeeds when the alerts were delivered: a stale table is news for people, not a task
+    failure to retry. It returns every table's status (XCom) for the table-health page."""
+
+    template_fields: Sequence[str] = ("tables",)
+
+    def __init__(self, *, tables: list[str] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.tables = tables
+
+    def execute(self, context: Any) -> list[dict[str, Any]]:
+        from datetime import datetime, timezone
+
+        from lakeops.alerts.freshness import check_freshness
+        from lakeops.alerts.message import freshness_alert
+        from lakeops.catalog import load_catalog
+        from lakeops.config import load_config, validate_identifier
+        from lakeops_airflow.alerts import send_alert
+
+        config = load_config()
+        tables = [validate_identifier(t, "param tables") for t in self.tables] if self.tables else None
+        now = datetime.now(timezone.utc)
+        statuses = check_freshness(load_catalog(config.catalog), config, now, tables)
+        breached = [s for s in statuses if s.breached]
+        self.log.info("freshness: %d table(s) checked, %d past their SLA", len(statuses), len(breached))
+        run_id = str(context["run_id"])
+        for status in breached:
+            send_alert(freshness_alert(table=status.table, dag_id=self.dag_id, run_id=run_id,
+                                       last_commit=status.last_commit, sla_minutes=status.sla_minutes, now=now),
+                       config.alerts.webhook_conn_id, config.alerts.email_conn_id)
+        return [{"table": s.table, "last_commit": s.last_commit.isoformat() if s.last_commit else None,
+                 "age_seconds": s.age_seconds, "sla_minutes": s.sla_minutes, "breached": s.breached} for s in statuses]
