@@ -16,12 +16,11 @@ Manual runs without a data interval: set the params `start` and `end` (ISO-8601)
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pendulum
 from airflow.sdk import DAG, Param
 from airflow.timetables.interval import CronDataIntervalTimetable
 
+from lakeops_airflow.dag_defaults import default_args
 from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 
@@ -34,13 +33,7 @@ with DAG(
     catchup=False,
     max_active_runs=1,
     tags=["lakeops", "ingest"],
-    default_args={
-        "owner": "data-platform",
-        "retries": 2,
-        "retry_delay": timedelta(seconds=30),
-        "retry_exponential_backoff": True,
-        "max_retry_delay": timedelta(minutes=5),
-    },
+    default_args=default_args(),
     params={
         "table": Param("events", type="string", pattern=r"^[a-z_][a-z0-9_]{0,62}$", description="table in lakeops.yaml"),
         "start": Param(None, type=["null", "string"], format="date-time", description="override the interval start"),

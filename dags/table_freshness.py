@@ -12,12 +12,11 @@ Manual runs: the param `tables` limits the check to some tables (empty: all).
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pendulum
 from airflow.sdk import DAG, Param
 from airflow.timetables.interval import CronDataIntervalTimetable
 
+from lakeops_airflow.dag_defaults import default_args
 from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.freshness import TableFreshnessOperator
 
@@ -29,13 +28,7 @@ with DAG(
     catchup=False,
     max_active_runs=1,
     tags=["lakeops", "sla"],
-    default_args={
-        "owner": "data-platform",
-        "retries": 2,
-        "retry_delay": timedelta(seconds=30),
-        "retry_exponential_backoff": True,
-        "max_retry_delay": timedelta(minutes=5),
-    },
+    default_args=default_args(),
     params={
         "tables": Param([], type="array", items={"type": "string", "pattern": r"^[a-z_][a-z0-9_]{0,62}$"},
                         description="tables to check (empty: every table in lakeops.yaml)"),

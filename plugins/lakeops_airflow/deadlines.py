@@ -34,10 +34,14 @@ def dag_deadline(kind: str, table: str | None = None, interval: timedelta | None
 
 
 async def deadline_missed(*, kind: str, table: str | None, deadline_minutes: float, webhook_conn_id: str,
-                          email_conn_id: str, context: dict[str, Any] | None = None) -> dict[str, str]:
-    """Runs in the triggerer when a run misses its deadline: builds the alert and sends it."""
+                          email_conn_id: str, context: dict[str, Any] | None = None) -> str:
+    """Runs in the triggerer when a run misses its deadline: builds the alert and sends it.
+
+    Returns the delivery outcome as text: Airflow stores it in the callback's `output` column, a
+    string column (a dict there crashes the component that saves it)."""
     from lakeops.alerts.message import deadline_alert
     from lakeops_airflow.alerts import asend_alert
 
     alert = deadline_alert(context or {}, table=table, deadline_minutes=deadline_minutes, now=datetime.now(timezone.utc))
-    return await asend_alert(alert, webhook_conn_id, email_conn_id)
+    results = await asend_alert(alert, webhook_conn_id, email_conn_id)
+    return "; ".join(f"{channel}: {outcome}" for channel, outcome in results.items())
