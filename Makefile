@@ -20,7 +20,7 @@ export AIRFLOW_CONN_LAKEOPS_SPARK ?= {"conn_type": "spark", "host": "local[*]"}
 export PATH := $(BIN):$(PATH)
 export PYSPARK_PYTHON := $(BIN)/python
 
-.PHONY: help setup demo test airflow lock check-tools clean
+.PHONY: help setup demo test airflow lock check-tools clean browser
 
 help:
 	@echo "make demo     set up, land an hour of data, ingest it through Airflow, print a summary"
@@ -65,8 +65,15 @@ $(AIRFLOW_HOME)/.migrated: $(VENV)/.installed
 demo: setup $(AIRFLOW_HOME)/.migrated
 	@$(BIN)/python -m lakeops.demo
 
-test: setup
+test: setup browser
 	@$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The table-health page is tested in headless Chromium (Debian's package); installed when absent.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+browser:
+	@test -x $(CHROMIUM) || { echo "== installing chromium (Debian) for the browser tests"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 airflow: setup $(AIRFLOW_HOME)/.migrated
 	@airflow standalone

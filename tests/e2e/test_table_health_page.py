@@ -8,6 +8,7 @@ import json
 import urllib.error
 import urllib.request
 import uuid
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -58,7 +59,7 @@ def test_health_page_requires_airflow_authentication(airflow_services, health_ta
 
 
 def test_health_page_in_chromium_shows_the_tables_figures(airflow_services, health_table):
-    assert CHROMIUM, "Debian's chromium is needed: make setup installs it"
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install chromium)"
     name, expected = health_table
     assert expected == {"data_files": 3, "records": 89, "snapshots": 4}  # the delete rewrote the first file
 
