@@ -46,4 +46,7 @@ def test_missed_deadline_fires_the_alert_webhook(airflow_services):
                           timeout=120, what="the slow run to finish")
         assert services.dag_run_state(DAG_ID, run_id) == "success"
         assert set(services.health().values()) == {"healthy"}  # the callback's outcome was stored cleanly
+        # the table-health page lists the miss under the table the alert names
+        missed = services.api("GET", "/lakeops/api/tables/events")["missed_deadlines"]
+        assert [m["run_id"] for m in missed if m["dag_id"] == DAG_ID] == [run_id]
         print(f"\ndeadline alert reached the webhook {fired_after:.1f} s after the run was triggered")
