@@ -67,7 +67,8 @@ def _view(name: str):
     except Exception:  # the page still shows the table's figures if Airflow's DB cannot be read
         log.exception("missed deadlines of table %s could not be read", name)
         missed = []
-    return table_health_view(table, name, sla, datetime.now(timezone.utc), missed)
+    policy = config.tables[name].compaction if name in config.tables else None
+    return table_health_view(table, name, sla, datetime.now(timezone.utc), missed, policy)
 
 
 def _table_names() -> list[str]:

@@ -95,6 +95,8 @@ def test_health_page_in_chromium_shows_the_tables_figures(airflow_services, heal
     assert cards["records"] == f"{expected['records']:,}"
     assert cards["delete files"] == "0" and cards["read amplification (files)"] == "1"
     assert cards["snapshots"] == str(expected["snapshots"])
+    assert cards["small files"] == "3" and cards["read amplification (bytes)"] == "1"  # lakeops.health's figures
+    assert figures["health"]["data_files"] == expected["data_files"]
     assert plots == ["data files", "delete files", "read amplification (files)", "zonemap coverage (%)"]
     assert maintenance_rows == 2  # header + the delete commit
     assert name in index and "events" in index

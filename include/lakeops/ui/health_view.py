@@ -1,10 +1,11 @@
 """The figures of the table-health page, from Iceberg metadata only (no data file is opened).
 
-Current figures and the history come from the snapshot summaries Iceberg writes with every commit
+Current figures come from lakeops.health (one read of the current snapshot's manifests: exact
+read amplification, small files, delete files by kind). The history comes from the snapshot summaries Iceberg writes with every commit
 (total-data-files, total-delete-files, total-records, ...), so the history costs no manifest read.
 Read amplification here is the file-count form, (data files + delete files) / data files: exact
 for deletion vectors and file-scoped deletes, a lower bound when one delete file applies to many
-data files. Zonemap coverage is the share of a snapshot's live files the zonemap index covers,
+data files (the history plot's form; the current figure is lakeops.health's exact one). Zonemap coverage is the share of a snapshot's live files the zonemap index covers,
 for the most recent HISTORY_COVERAGE_SNAPSHOTS snapshots (one manifest read each).
 """
 
@@ -18,6 +19,8 @@ from lakeops.alerts.freshness import evaluate_freshness
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
+
+    from lakeops.config import CompactionPolicy
 
 HISTORY_COVERAGE_SNAPSHOTS = 30
 MAINTENANCE_OPERATIONS = ("replace", "overwrite", "delete")
@@ -57,6 +60,8 @@ class TableHealthView:
     maintenance: list[MaintenanceRun]
     sla: dict[str, Any]
     missed_deadlines: list[dict[str, Any]] = field(default_factory=list)
+    health: dict[str, Any] | None = None
+    """lakeops.health's figures of the current snapshot (partitions summarised as their count)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,8 +121,17 @@ def maintenance_runs(points: list[HistoryPoint], table: Table) -> list[Maintenan
     return list(reversed(runs))[:MAINTENANCE_RUNS_SHOWN]
 
 
+def current_health(table: Table, policy: CompactionPolicy | None, now: datetime) -> dict[str, Any]:
+    from lakeops.health.compute import compute_health
+
+    health = asdict(compute_health(table, policy, now_ms=int(now.timestamp() * 1000)))
+    health["partitions"] = len(health["partitions"])
+    return health
+
+
 def table_health_view(table: Table | None, name: str, freshness_sla_minutes: int | None, now: datetime,
-                      missed_deadlines: list[dict[str, Any]] | None = None) -> TableHealthView:
+                      missed_deadlines: list[dict[str, Any]] | None = None,
+                      policy: CompactionPolicy | None = None) -> TableHealthView:
     points = history_points(table) if table is not None else []
     current = points[-1] if points else None
     last_commit = datetime.fromtimestamp(current.committed_ms / 1000, tz=timezone.utc) if current else None
@@ -128,4 +142,5 @@ def table_health_view(table: Table | None, name: str, freshness_sla_minutes: int
         sla = {"freshness_sla_minutes": freshness_sla_minutes, "state": "missed" if status.breached else "met",
                "last_commit_age_seconds": status.age_seconds, "late_seconds": status.late_seconds}
     return TableHealthView(name, table is not None, current, points,
-                           maintenance_runs(points, table) if table is not None else [], sla, missed_deadlines or [])
+                           maintenance_runs(points, table) if table is not None else [], sla, missed_deadlines or [],
+                           current_health(table, policy, now) if table is not None else None)

@@ -74,15 +74,26 @@ def _current_cards(view: TableHealthView) -> str:
     if point is None:
         return "<p class='none'>The table has no commit yet.</p>"
     coverage = "n/a" if point.zonemap_coverage is None else f"{point.zonemap_coverage:.0%}"
-    return "<div class='cards' id='current'>" + "".join([
-        _card("data files", f"{point.data_files:,}"),
-        _card("delete files", f"{point.delete_files:,}"),
+    health = view.health or {}
+    cards = [
+        _card("data files", f"{health.get('data_files', point.data_files):,}"),
+        _card("delete files", f"{health.get('delete_files', point.delete_files):,}"),
         _card("records", f"{point.records:,}"),
-        _card("read amplification (files)", f"{point.read_amp_files:g}"),
+        _card("read amplification (files)", f"{health.get('read_amp_files', point.read_amp_files):.3g}"),
+    ]
+    if health:
+        cards += [
+            _card("read amplification (bytes)", f"{health['read_amp_bytes']:.3g}"),
+            _card("small files", f"{health['small_files']:,}"),
+            _card("delete files per data file", f"{health['delete_files_per_data_file']:.3g}"),
+            _card("partitions", f"{health['partitions']:,}"),
+        ]
+    cards += [
         _card("zonemap coverage", coverage),
         _card("snapshots", f"{len(view.history):,}"),
         _card("last commit", _time(point.committed_ms)),
-    ]) + "</div>"
+    ]
+    return "<div class='cards' id='current'>" + "".join(cards) + "</div>"
 
 
 def _sla(view: TableHealthView) -> str:

@@ -32,6 +32,8 @@ def test_view_has_history_maintenance_and_sla(tmp_path):
     assert [p.data_files for p in view.history] == [1, 2, 2]
     assert [p.records for p in view.history] == [2, 5, 4]
     assert view.current.read_amp_files == 1.0 and view.current.zonemap_coverage == 0.0  # no zonemap written
+    assert view.health["data_files"] == 2 and view.health["delete_files"] == 0  # lakeops.health's reading
+    assert view.health["small_files"] == 2 and view.health["read_amp_bytes"] == 1.0
     [run] = view.maintenance
     assert run.operation in ("delete", "overwrite") and (run.data_files_before, run.data_files_after) == (2, 2)
     assert view.sla == {"freshness_sla_minutes": 20, "state": "missed", "last_commit_age_seconds": 1500.0,
@@ -39,6 +41,7 @@ def test_view_has_history_maintenance_and_sla(tmp_path):
     html = render_table_page(view, "/lakeops/health/")
     assert "Table health: t" in html and "freshness SLA missed" in html and "5 min 0 s late" in html
     assert "ingest_events" in html and html.count("class='plot'") == 4
+    assert "small files" in html and "read amplification (bytes)" in html
 
 
 def test_missing_table_and_read_amplification():
