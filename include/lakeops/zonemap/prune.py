@@ -111,7 +111,11 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
 
     def visit_not_in(self, term: Any, literals: set[Any]) -> bool:
         values = {getattr(v, "value", v) for v in literals}
-        # Only a file whose every non-null value is one excluded value cannot match (nulls never match).
+        # pyiceberg's Arrow filter (NOT is_in) keeps null rows where SQL drops them: a file that may
+        # hold a null may match. Otherwise only a file whose every value is one excluded value cannot.
+        stats = self._stats(term)
+        if stats is None or stats.null_count is None or stats.null_count > 0:
+            return True
         return self._compare(term, lambda lo, hi: not (lo == hi and lo in values))
 
     def visit_starts_with(self, term: Any, literal: Literal[Any]) -> bool:
