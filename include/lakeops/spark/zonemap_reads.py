@@ -58,6 +58,10 @@ def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predica
                 size += data_file.fileSizeInBytes()
     finally:
         planned.close()
+    if staged.isEmpty():  # Iceberg refuses an empty task set; no candidate means no row
+        log.info("zonemap Spark read of %s: no candidate among %d live files", qualified_name, found.live_files)
+        yield SparkPrunedRead(spark.read.table(qualified_name).where("false"), 0, 0, found)
+        return
     set_id = f"lakeops-zonemap-{uuid.uuid4().hex}"
     manager = jvm.org.apache.iceberg.spark.ScanTaskSetManager.get()
     manager.stageTasks(jtable, set_id, staged)
