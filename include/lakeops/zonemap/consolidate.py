@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+MASTER_ROW_GROUP = 2048
 Reader = Callable[[list[str]], tuple[list[ZonemapEntry], list[str]]]
 
 
@@ -101,9 +102,11 @@ def _consolidate(table: Table, spec: TableConfig, scope_of: Callable[[list[Versi
     log.info("zonemap drift %s %s of %s: %d live files in scope, %.1f%% covered before reconcile, %d stale entries dropped, "
              "%d entries added from manifest metrics, %d unreadable zonemap files", scope.level, scope.period, table.name(),
              drift.live_files, 100 * drift.coverage, drift.stale_entries, drift.added, len(unreadable))
-    entries = sorted(kept + added, key=lambda e: e.file_path)
+    # Sorted by partition (time, for time-partitioned tables) in small row groups, so a reader of the
+    # master on disk fetches Bloom filters only for the row groups its surviving files sit in.
+    entries = sorted(kept + added, key=lambda e: (e.partition, e.file_path))
     uri = version_uri(root, scope.level, scope.period, snapshot.sequence_number, snapshot.snapshot_id)
-    publish(uri, to_arrow(entries, types_for(table.schema())))
+    publish(uri, to_arrow(entries, types_for(table.schema())), row_group_size=MASTER_ROW_GROUP)
     version = Version(uri, scope.level, scope.period, snapshot.snapshot_id, snapshot.sequence_number,
                       scope.start_ms, scope.end_ms, len(entries), now_ms())
     record_version(root, version)

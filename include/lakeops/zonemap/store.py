@@ -79,20 +79,20 @@ def from_arrow(table: pa.Table) -> list[ZonemapEntry]:
                 from_bytes(t, c["lower"]) if c["lower"] is not None else None,
                 from_bytes(t, c["upper"]) if c["upper"] is not None else None,
                 c["null_count"])
-        blooms = {b["field_id"]: BloomFilter(b["bits"], b["hashes"]) for b in row["blooms"]}
-        entries.append(ZonemapEntry(row["file_path"], row["snapshot_id"], row["record_count"], row["file_size"],
-                                    row["partition"], columns, blooms))
+        blooms = {b["field_id"]: BloomFilter(b["bits"], b["hashes"]) for b in row.get("blooms") or []}
+        entries.append(ZonemapEntry(row["file_path"], row.get("snapshot_id", 0), row["record_count"], row.get("file_size", 0),
+                                    row.get("partition", ""), columns, blooms))
     return entries
 
 
-def publish(uri: str, data: pa.Table) -> str:
+def publish(uri: str, data: pa.Table, row_group_size: int | None = None) -> str:
     """Write data to uri atomically: a hidden temporary file, then a move into place."""
     fs, path = _filesystem(uri)
     folder, name = path.rsplit("/", 1)
     fs.create_dir(folder, recursive=True)
     tmp = f"{folder}/.{name}.{uuid.uuid4().hex}.tmp"
     with fs.open_output_stream(tmp) as out:
-        pq.write_table(data, out)
+        pq.write_table(data, out, row_group_size=row_group_size)
     fs.move(tmp, path)
     return uri
 
