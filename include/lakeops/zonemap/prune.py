@@ -8,12 +8,14 @@ after the entry was written, or not indexed) never prunes.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from pyiceberg.expressions import BooleanExpression
 from pyiceberg.expressions.literals import Literal
 from pyiceberg.expressions.visitors import BoundBooleanExpressionVisitor, bind, rewrite_not, visit
 from pyiceberg.schema import Schema
+from pyiceberg.types import FloatType
 
 from lakeops.zonemap.bloom import BLOOM_TYPES
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
@@ -21,6 +23,15 @@ from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 
 def may_match(entry: ZonemapEntry, predicate: BooleanExpression, schema: Schema) -> bool:
     return visit(bind(schema, rewrite_not(predicate), case_sensitive=True), _MayMatch(entry))
+
+
+def _value(term: Any, literal: Any) -> Any:
+    """The literal as the column compares it: a float column holds 32-bit values and readers (Arrow,
+    Spark) compare against the literal rounded to 32 bits, so pruning must too."""
+    value = getattr(literal, "value", literal)
+    if isinstance(term.ref().field.field_type, FloatType) and isinstance(value, float):
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    return value
 
 
 class _MayMatch(BoundBooleanExpressionVisitor[bool]):
@@ -86,22 +97,26 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
         return bounds is None or test(*bounds)
 
     def visit_less_than(self, term: Any, literal: Literal[Any]) -> bool:
-        return self._compare(term, lambda lo, hi: lo < literal.value)
+        value = _value(term, literal)
+        return self._compare(term, lambda lo, hi: lo < value)
 
     def visit_less_than_or_equal(self, term: Any, literal: Literal[Any]) -> bool:
-        return self._compare(term, lambda lo, hi: lo <= literal.value)
+        value = _value(term, literal)
+        return self._compare(term, lambda lo, hi: lo <= value)
 
     def visit_greater_than(self, term: Any, literal: Literal[Any]) -> bool:
-        return self._compare(term, lambda lo, hi: hi > literal.value)
+        value = _value(term, literal)
+        return self._compare(term, lambda lo, hi: hi > value)
 
     def visit_greater_than_or_equal(self, term: Any, literal: Literal[Any]) -> bool:
-        return self._compare(term, lambda lo, hi: hi >= literal.value)
+        value = _value(term, literal)
+        return self._compare(term, lambda lo, hi: hi >= value)
 
     def visit_equal(self, term: Any, literal: Literal[Any]) -> bool:
         return self.visit_in(term, {literal.value})
 
     def visit_in(self, term: Any, literals: set[Any]) -> bool:
-        values = {getattr(v, "value", v) for v in literals}
+        values = {_value(term, v) for v in literals}
         if not self._compare(term, lambda lo, hi: any(lo <= v <= hi for v in values)):
             return False
         return not self._bloom_excludes(term, values)
@@ -110,7 +125,7 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
         return self.visit_not_in(term, {literal.value})
 
     def visit_not_in(self, term: Any, literals: set[Any]) -> bool:
-        values = {getattr(v, "value", v) for v in literals}
+        values = {_value(term, v) for v in literals}
         # pyiceberg's Arrow filter (NOT is_in) keeps null rows where SQL drops them: a file that may
         # hold a null may match. Otherwise only a file whose every value is one excluded value cannot.
         stats = self._stats(term)
