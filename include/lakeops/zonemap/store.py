@@ -121,10 +121,3 @@ def read_files(uris: list[str]) -> tuple[list[ZonemapEntry], list[str]]:
             log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, e)
             unreadable.append(uri)
     return entries, unreadable
-
-
-def read_level(root: str, level: str) -> tuple[list[ZonemapEntry], list[str]]:
-    """Every entry of one level, and the files that could not be read (logged, then ignored)."""
-    from lakeops.zonemap.snapmap import list_files
-
-    return read_files(list_files(root, level))
