@@ -83,10 +83,12 @@ def reconcile_entries(existing: list[ZonemapEntry], live: list[LiveFile], scope:
     return kept, missing, stale
 
 
-def _consolidate(table: Table, spec: TableConfig, scope_of: Callable[[list[Version], int], Scope], reader: Reader) -> tuple[ConsolidationResult, Version | None]:
+def _consolidate(table: Table, spec: TableConfig, scope_of: Callable[[list[Version], int], Scope], reader: Reader,
+                 level: str = DAILY) -> tuple[ConsolidationResult, Version | None]:
     snapshot = table.current_snapshot()
     if snapshot is None:
-        return ConsolidationResult("?", "?", "empty_table"), None
+        log.info("zonemap %s of %s: the table has no snapshot yet; nothing to consolidate", level, table.name())
+        return ConsolidationResult(level, "", "empty_table"), None
     root = zonemap_root(table.location())
     hourly, daily = read_map(root, HOURLY), read_map(root, DAILY)
     micro = micro_files(table)
@@ -117,7 +119,7 @@ def _consolidate(table: Table, spec: TableConfig, scope_of: Callable[[list[Versi
 def consolidate_hour(table: Table, spec: TableConfig, hour: datetime, reader: Reader = read_files) -> ConsolidationResult:
     """Micro zonemaps of the snapshots committed in hour -> one hourly version, reconciled."""
     scope = hour_scope(hour)
-    result, _ = _consolidate(table, spec, lambda daily, snapshot_ms: scope, reader)
+    result, _ = _consolidate(table, spec, lambda daily, snapshot_ms: scope, reader, HOURLY)
     return result
 
 

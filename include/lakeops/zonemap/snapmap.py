@@ -24,6 +24,10 @@ mapped to the ids of the table's (unexpired) snapshots it serves:
 * a current version and every micro file also serve the current snapshot, always;
 * a version file missing from the map (its run died before the switch) serves none.
 
+Each level's map is rewritten by one consolidation at a time (its DAG runs one at a time). A
+reconcile() racing the daily run can lose one of the two map records; the lost version is then a
+file missing from the map: never read, collected as garbage, and the other version is complete.
+
 A file mapped to an empty set is referenced only by expired snapshots (or by none) and may be
 deleted; a file with any live snapshot must stay. Deleting a zonemap file never loses rows (its
 data files are then read in full), only pruning.
