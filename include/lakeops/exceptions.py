@@ -21,3 +21,7 @@ class IngestError(LakeopsError):
 
 class AlertError(LakeopsError):
     """An alert could not be delivered to a channel that is configured."""
+
+
+class ZonemapError(LakeopsError):
+    """A zonemap-pruned read cannot honor the table's state on the path asked for."""
