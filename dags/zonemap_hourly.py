@@ -22,6 +22,8 @@ import pendulum
 from airflow.sdk import DAG, Param
 from airflow.timetables.interval import CronDataIntervalTimetable
 
+from lakeops_airflow.dag_defaults import default_args
+from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 
 with DAG(
@@ -33,13 +35,8 @@ with DAG(
     catchup=False,
     max_active_runs=1,  # each run rewrites the level's snapshot map
     tags=["lakeops", "zonemap"],
-    default_args={
-        "owner": "data-platform",
-        "retries": 3,
-        "retry_delay": timedelta(seconds=30),
-        "retry_exponential_backoff": True,
-        "max_retry_delay": timedelta(minutes=10),
-    },
+    default_args=default_args(retries=3, max_retry_delay=timedelta(minutes=10)),
+    deadline=dag_deadline("consolidation"),
     params={
         "table": Param("events", type="string", pattern=r"^[a-z_][a-z0-9_]{0,62}$", description="table in lakeops.yaml"),
         "hour": Param(None, type=["null", "string"], pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:00(:00)?(Z|[+-]\d{2}:\d{2})$",

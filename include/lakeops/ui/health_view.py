@@ -79,10 +79,10 @@ def read_amp_files(data_files: int, delete_files: int) -> float:
 
 
 def _coverage_by_snapshot(table: Table, snapshot_ids: list[int]) -> dict[int, float]:
-    from lakeops.zonemap.store import read_level, zonemap_root
+    from lakeops.zonemap.index import load_index
 
-    entries, _unreadable = read_level(zonemap_root(table.location()), "micro")
-    indexed = {e.file_path for e in entries}
+    index, _unreadable = load_index(table)
+    indexed = set(index)
     out = {}
     for snapshot_id in snapshot_ids:
         live = [task.file.file_path for task in table.scan(snapshot_id=snapshot_id).plan_files()]
