@@ -67,9 +67,23 @@ def ensure_embedded_storage(catalog: CatalogConfig) -> None:
         catalog.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
 
 
+def export_s3_endpoint(catalog: CatalogConfig, env: dict[str, str] | None = None) -> None:
+    """Point this process's own S3 clients at the catalog's object store.
+
+    Table data goes through the catalog's FileIO, which gets s3.endpoint above; files lakeops keeps
+    beside a table (zonemaps under <table>/_zonemaps/) are opened by location with pyarrow, which
+    knows no endpoint but the standard AWS_ENDPOINT_URL and AWS_REGION. An endpoint already set in
+    the environment is kept."""
+    env = os.environ if env is None else env
+    if catalog.kind == "rest" and catalog.s3_endpoint:
+        env.setdefault("AWS_ENDPOINT_URL", catalog.s3_endpoint)
+        env.setdefault("AWS_REGION", catalog.s3_region)
+
+
 def load_catalog(catalog: CatalogConfig) -> Catalog:
     """The pyiceberg catalog (metadata reads, cheap commits)."""
     from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
 
     ensure_embedded_storage(catalog)
+    export_s3_endpoint(catalog)
     return pyiceberg_load_catalog(catalog.name, **pyiceberg_catalog_props(catalog))
