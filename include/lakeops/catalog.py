@@ -45,6 +45,25 @@ def spark_catalog_conf(catalog: CatalogConfig) -> dict[str, str]:
     return conf
 
 
+def spark_s3_conf(catalog: CatalogConfig) -> dict[str, str]:
+    """Hadoop's S3A file system for what Spark reads by path on S3 (landing files, zonemap files):
+    s3:// and s3a:// both go to the catalog's object store. Table data does not use it (S3FileIO).
+    Keys come from the environment of the driver and of each executor, never from here."""
+    if catalog.kind != "rest":
+        return {}
+    conf = {
+        "spark.hadoop.fs.s3.impl": "org.apache.hadoop.fs.s3a.S3AFileSystem",
+        "spark.hadoop.fs.s3a.endpoint.region": catalog.s3_region,
+        "spark.hadoop.fs.s3a.aws.credentials.provider":
+            "software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider,"
+            "software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider",
+    }
+    if catalog.s3_endpoint:
+        conf["spark.hadoop.fs.s3a.endpoint"] = catalog.s3_endpoint
+        conf["spark.hadoop.fs.s3a.path.style.access"] = str(catalog.s3_path_style_access).lower()
+    return conf
+
+
 def pyiceberg_catalog_props(catalog: CatalogConfig, env: dict[str, str] | None = None) -> dict[str, str]:
     """Properties for pyiceberg.catalog.load_catalog that reach the same catalog as Spark."""
     env = dict(os.environ) if env is None else env

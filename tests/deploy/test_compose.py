@@ -98,9 +98,6 @@ def test_ports_volumes_and_dependencies_resolve(resolved):
         for target in service.get("depends_on") or {}:
             assert target in services, f"{name} depends on {target!r}, which is not a service"
     assert len(host_ports) == len(set(host_ports)), f"a host port is published twice: {sorted(host_ports)}"
-    # The landing zone must be the same volume at the same path for the Spark driver and executors.
-    mounts = {name: {_mount(v) for v in services[name]["volumes"]} for name in ("airflow-worker", "spark-worker")}
-    assert mounts["airflow-worker"] & mounts["spark-worker"]
 
 
 def test_airflow_components_share_one_configuration(resolved):
@@ -145,9 +142,16 @@ def test_lakeops_config_loads_in_the_containers_environment(resolved, monkeypatc
     assert config.catalog.warehouse == services["iceberg-rest"]["environment"]["CATALOG_WAREHOUSE"]
     assert config.catalog.s3_endpoint == services["iceberg-rest"]["environment"]["CATALOG_S3_ENDPOINT"]
     assert config.landing_root == env["LAKEOPS_LANDING_DIR"]
+    # The landing zone and the warehouse share the bucket minio-init creates.
+    bucket = config.catalog.warehouse.split("://", 1)[1].split("/", 1)[0]
+    assert config.landing_root.startswith(f"s3a://{bucket}/")
+    assert f"lake/{bucket}" in " ".join(services["minio-init"]["command"])
     spark = spark_catalog_conf(config.catalog)
     assert spark["spark.sql.catalog.lakeops.uri"] == config.catalog.uri
     assert spark["spark.sql.catalog.lakeops.s3.endpoint"] == "http://minio:9000"
+    from lakeops.spark.session import session_conf
+
+    assert session_conf(config)["spark.hadoop.fs.s3a.endpoint"] == "http://minio:9000"
     props = pyiceberg_catalog_props(config.catalog, env)
     assert props["s3.access-key-id"] == _env(services["minio"])["MINIO_ROOT_USER"]
     # Executors get the same keys from the Spark worker's environment.

@@ -15,6 +15,7 @@ import pytest
 from tests.e2e.servers import S3_COMPAT_ENV, Processes, S3Server, SparkCluster, start_rest_catalog, start_s3proxy, start_spark_cluster
 
 BUCKET = "lakeops"
+LANDING_PREFIX = "landing"
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,11 @@ class Stack:
     s3: S3Server
     rest_uri: str
     spark: SparkCluster
-    landing: Path
     work_dir: Path
+
+    @property
+    def landing(self) -> str:
+        return f"s3a://{BUCKET}/{LANDING_PREFIX}"
 
     def s3_client(self):
         import boto3
@@ -46,17 +50,17 @@ def stack(tmp_path_factory, airflow_db):
             for key, value in stack_env.items():
                 patch.setenv(key, value)
             patch.delenv("AWS_ENDPOINT_URL", raising=False)
-            stack = Stack(s3, "", None, work_dir / "landing", work_dir)  # type: ignore[arg-type]
+            stack = Stack(s3, "", None, work_dir)  # type: ignore[arg-type]
             stack.s3_client().create_bucket(Bucket=BUCKET)
             rest_uri = start_rest_catalog(processes, dict(os.environ), s3, f"s3://{BUCKET}/warehouse")
             # Workers hand their environment (the S3 keys) to the executors they start.
             cluster = start_spark_cluster(processes, dict(os.environ), workers=2)
-            stack = Stack(s3, rest_uri, cluster, work_dir / "landing", work_dir)
+            stack = Stack(s3, rest_uri, cluster, work_dir)
             patch.setenv("LAKEOPS_CATALOG_KIND", "rest")
             patch.setenv("LAKEOPS_REST_URI", rest_uri)
             patch.setenv("LAKEOPS_WAREHOUSE", f"s3://{BUCKET}/warehouse")
             patch.setenv("LAKEOPS_S3_ENDPOINT", s3.endpoint)
-            patch.setenv("LAKEOPS_LANDING_DIR", str(stack.landing))
+            patch.setenv("LAKEOPS_LANDING_DIR", stack.landing)
             patch.setenv("SPARK_LOCAL_IP", "127.0.0.1")
             patch.setenv("AIRFLOW_CONN_LAKEOPS_SPARK", json.dumps(
                 {"conn_type": "spark", "host": "spark://127.0.0.1", "port": cluster.master_port,

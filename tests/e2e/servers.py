@@ -83,7 +83,7 @@ class Processes:
             process.stop()
 
 
-def wait_until(process: Process, ready: Callable[[], bool], timeout: float = 90) -> None:
+def wait_until(process: Process, ready: Callable[[], bool], timeout: float = 240) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.popen.poll() is not None:

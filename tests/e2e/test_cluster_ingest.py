@@ -4,8 +4,8 @@ commits through Iceberg's REST catalog server to S3 (S3Proxy); boto3 checks the 
 micro zonemap object on S3. Exactly-once re-runs are covered by tests/dags on local Spark; one
 cluster run here keeps the module within a few minutes.
 
-The landing zone is a local folder: every worker runs on this machine, as every node of a
-cluster would see one shared mount (README, "Scaling out").
+The landing zone is on S3 too: the events are generated locally and uploaded with boto3 under
+s3a://lakeops/landing/, which the job lists and reads through Hadoop's S3A file system.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from lakeops.catalog import load_catalog
 from lakeops.config import load_config
 from lakeops.dag_runs import load_dag, run_dag_test
 from lakeops.generator import generate_events
-from tests.e2e.conftest import BUCKET
+from tests.e2e.conftest import BUCKET, LANDING_PREFIX
 from tests.e2e.servers import http_json
 
 pytestmark = [pytest.mark.e2e, pytest.mark.airflow, pytest.mark.spark]
@@ -38,7 +38,13 @@ def _objects(client, prefix: str) -> list[str]:
 def test_ingest_dag_on_spark_cluster_rest_catalog_and_s3(stack):
     config = load_config()
     assert config.catalog.kind == "rest" and config.catalog.uri == stack.rest_uri
-    landed = generate_events(config.landing_root, ARRIVAL, 5, 200, seed=33, bad_fraction=0.02)
+    assert config.landing_root == stack.landing
+    generated = stack.work_dir / "generated"
+    landed = generate_events(str(generated), ARRIVAL, 5, 200, seed=33, bad_fraction=0.02)
+    client = stack.s3_client()
+    for path in sorted(p for p in generated.rglob("*") if p.is_file()):
+        client.upload_file(str(path), BUCKET, f"{LANDING_PREFIX}/{path.relative_to(generated).as_posix()}")
+    assert len(_objects(client, f"{LANDING_PREFIX}/events/")) == 5
 
     run = run_dag_test(load_dag("ingest_events"), TICK)
     assert str(run.state) == "success"
@@ -49,13 +55,14 @@ def test_ingest_dag_on_spark_cluster_rest_catalog_and_s3(stack):
     ids = table.scan(selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist()
     assert len(ids) == landed.good and set(ids) == landed.good_event_ids
     quarantine = catalog.load_table(config.identifier("events_quarantine"))
-    assert quarantine.scan().to_arrow().num_rows == landed.bad_total
+    bad = quarantine.scan().to_arrow()
+    assert bad.num_rows == landed.bad_total
+    assert all(f.startswith(f"s3a://{BUCKET}/{LANDING_PREFIX}/events/") for f in bad.column("source_file").to_pylist())
     snapshot = table.current_snapshot()
     assert snapshot is not None and snapshot.summary["lakeops.rows"] == str(landed.good)
 
     # Everything is on S3: table data and metadata under the warehouse, the micro zonemap beside them.
     assert table.location().startswith(f"s3://{BUCKET}/warehouse/")
-    client = stack.s3_client()
     prefix = table.location().removeprefix(f"s3://{BUCKET}/")
     keys = _objects(client, prefix + "/")
     data_files = [k for k in keys if "/data/" in k and k.endswith(".parquet")]

@@ -162,3 +162,19 @@ def test_s3_endpoint_is_exported_for_files_opened_by_location(rest, embedded):
     export_s3_endpoint(embedded, untouched)
     export_s3_endpoint(CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w"), untouched)
     assert untouched == {}
+
+
+def test_s3a_settings_follow_the_catalog_and_carry_no_keys(rest, embedded, monkeypatch):
+    from lakeops.catalog import spark_s3_conf
+
+    for key, value in CREDENTIALS.items():
+        monkeypatch.setenv(key, value)
+    conf = spark_s3_conf(rest)
+    assert conf["spark.hadoop.fs.s3.impl"] == "org.apache.hadoop.fs.s3a.S3AFileSystem"
+    assert conf["spark.hadoop.fs.s3a.endpoint"] == "http://minio:9000"
+    assert conf["spark.hadoop.fs.s3a.path.style.access"] == "true"
+    assert conf["spark.hadoop.fs.s3a.endpoint.region"] == "eu-west-1"
+    assert not any(secret in value for secret in CREDENTIALS.values() for value in conf.values())
+    assert spark_s3_conf(embedded) == {}
+    aws = spark_s3_conf(CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w"))
+    assert "spark.hadoop.fs.s3a.endpoint" not in aws
