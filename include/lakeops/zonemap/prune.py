@@ -8,18 +8,30 @@ after the entry was written, or not indexed) never prunes.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from pyiceberg.expressions import BooleanExpression
 from pyiceberg.expressions.literals import Literal
 from pyiceberg.expressions.visitors import BoundBooleanExpressionVisitor, bind, rewrite_not, visit
 from pyiceberg.schema import Schema
+from pyiceberg.types import FloatType
 
+from lakeops.zonemap.bloom import BLOOM_TYPES
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 
 
 def may_match(entry: ZonemapEntry, predicate: BooleanExpression, schema: Schema) -> bool:
     return visit(bind(schema, rewrite_not(predicate), case_sensitive=True), _MayMatch(entry))
+
+
+def _value(term: Any, literal: Any) -> Any:
+    """The literal as the column compares it: a float column holds 32-bit values and readers (Arrow,
+    Spark) compare against the literal rounded to 32 bits, so pruning must too."""
+    value = getattr(literal, "value", literal)
+    if isinstance(term.ref().field.field_type, FloatType) and isinstance(value, float):
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    return value
 
 
 class _MayMatch(BoundBooleanExpressionVisitor[bool]):
@@ -44,7 +56,10 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
         return stats is not None and self._all_null(stats)
 
     def _bloom_excludes(self, term: Any, values: set[Any]) -> bool:
-        bloom = self.entry.blooms.get(term.ref().field.field_id)
+        field = term.ref().field
+        if not isinstance(field.field_type, BLOOM_TYPES):
+            return False  # a filter hashes string forms: only types whose values hash alike everywhere
+        bloom = self.entry.blooms.get(field.field_id)
         return bloom is not None and not any(bloom.might_contain(v) for v in values)
 
     def visit_true(self) -> bool:
@@ -82,22 +97,26 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
         return bounds is None or test(*bounds)
 
     def visit_less_than(self, term: Any, literal: Literal[Any]) -> bool:
-        return self._compare(term, lambda lo, hi: lo < literal.value)
+        value = _value(term, literal)
+        return self._compare(term, lambda lo, hi: lo < value)
 
     def visit_less_than_or_equal(self, term: Any, literal: Literal[Any]) -> bool:
-        return self._compare(term, lambda lo, hi: lo <= literal.value)
+        value = _value(term, literal)
+        return self._compare(term, lambda lo, hi: lo <= value)
 
     def visit_greater_than(self, term: Any, literal: Literal[Any]) -> bool:
-        return self._compare(term, lambda lo, hi: hi > literal.value)
+        value = _value(term, literal)
+        return self._compare(term, lambda lo, hi: hi > value)
 
     def visit_greater_than_or_equal(self, term: Any, literal: Literal[Any]) -> bool:
-        return self._compare(term, lambda lo, hi: hi >= literal.value)
+        value = _value(term, literal)
+        return self._compare(term, lambda lo, hi: hi >= value)
 
     def visit_equal(self, term: Any, literal: Literal[Any]) -> bool:
         return self.visit_in(term, {literal.value})
 
     def visit_in(self, term: Any, literals: set[Any]) -> bool:
-        values = {getattr(v, "value", v) for v in literals}
+        values = {_value(term, v) for v in literals}
         if not self._compare(term, lambda lo, hi: any(lo <= v <= hi for v in values)):
             return False
         return not self._bloom_excludes(term, values)
@@ -106,8 +125,12 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
         return self.visit_not_in(term, {literal.value})
 
     def visit_not_in(self, term: Any, literals: set[Any]) -> bool:
-        values = {getattr(v, "value", v) for v in literals}
-        # Only a file whose every non-null value is one excluded value cannot match (nulls never match).
+        values = {_value(term, v) for v in literals}
+        # pyiceberg's Arrow filter (NOT is_in) keeps null rows where SQL drops them: a file that may
+        # hold a null may match. Otherwise only a file whose every value is one excluded value cannot.
+        stats = self._stats(term)
+        if stats is None or stats.null_count is None or stats.null_count > 0:
+            return True
         return self._compare(term, lambda lo, hi: not (lo == hi and lo in values))
 
     def visit_starts_with(self, term: Any, literal: Literal[Any]) -> bool:
