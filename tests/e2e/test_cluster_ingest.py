@@ -11,7 +11,7 @@ s3a://lakeops/landing/, which the job lists and reads through Hadoop's S3A file 
 from __future__ import annotations
 
 import io
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pyarrow.parquet as pq
 import pytest
@@ -81,3 +81,31 @@ def test_ingest_dag_on_spark_cluster_rest_catalog_and_s3(stack):
     for worker_ui in stack.spark.worker_uis:
         worker = http_json(f"{worker_ui}/json")
         assert worker["finishedexecutors"] or worker["executors"], f"no executor ran on {worker_ui}"
+
+
+def test_hourly_zonemap_consolidation_on_the_cluster(stack):
+    """After the ingest above: the zonemap_hourly DAG on the same cluster reads the micro zonemaps
+    from S3 (Spark, through S3A) and publishes the hourly level there."""
+    from lakeops.zonemap.levels import HOURLY
+    from lakeops.zonemap.snapmap import read_map
+    from lakeops.zonemap.store import zonemap_root
+
+    config = load_config()
+    table = load_catalog(config.catalog).load_table(config.identifier("events"))
+    snapshot = table.current_snapshot()
+    assert snapshot is not None, "the ingest test of this module runs first and commits"
+    committed = datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=timezone.utc)
+    hour = committed.replace(minute=0, second=0, microsecond=0)
+
+    # The hourly cron ticks at HH:05: the run ending at HH+1:05 consolidates hour HH.
+    run = run_dag_test(load_dag("zonemap_hourly"), hour + timedelta(hours=1, minutes=5))
+    assert str(run.state) == "success"
+
+    versions = read_map(zonemap_root(table.location()), HOURLY)
+    assert versions and versions[-1].period == hour.strftime("%Y-%m-%dT%H")
+    prefix = table.location().removeprefix(f"s3://{BUCKET}/")
+    hourly = _objects(stack.s3_client(), f"{prefix}/_zonemaps/hourly/")
+    assert hourly and versions[-1].path.removeprefix(f"s3://{BUCKET}/") in hourly
+    entries = pq.read_table(io.BytesIO(stack.s3_client().get_object(
+        Bucket=BUCKET, Key=versions[-1].path.removeprefix(f"s3://{BUCKET}/"))["Body"].read()))
+    assert set(entries.column("file_path").to_pylist()) == {f.file.file_path for f in table.scan().plan_files()}
