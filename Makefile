@@ -7,10 +7,12 @@ VENV := $(CURDIR)/.venv
 BIN := $(VENV)/bin
 JARS := $(CURDIR)/build/jars
 PY_FILES := $(CURDIR)/build/lakeops.zip
+TEST_SERVERS := $(CURDIR)/build/test-servers
 
 export LAKEOPS_DATA_DIR ?= $(CURDIR)/.lakeops
 export LAKEOPS_CONFIG ?= $(CURDIR)/include/lakeops.yaml
 export LAKEOPS_JARS_DIR := $(JARS)
+export LAKEOPS_TEST_SERVERS_DIR := $(TEST_SERVERS)
 export AIRFLOW_HOME ?= $(LAKEOPS_DATA_DIR)/airflow
 export AIRFLOW__CORE__DAGS_FOLDER := $(CURDIR)/dags
 export AIRFLOW__CORE__PLUGINS_FOLDER := $(CURDIR)/plugins
@@ -20,7 +22,7 @@ export AIRFLOW_CONN_LAKEOPS_SPARK ?= {"conn_type": "spark", "host": "local[*]"}
 export PATH := $(BIN):$(PATH)
 export PYSPARK_PYTHON := $(BIN)/python
 
-.PHONY: help setup demo test airflow lock check-tools clean browser
+.PHONY: help setup demo test airflow lock check-tools compose-cli clean browser
 
 help:
 	@echo "make demo     set up, land an hour of data, ingest it through Airflow, print a summary"
@@ -29,7 +31,7 @@ help:
 	@echo "make lock     re-resolve requirements.txt into requirements.lock"
 	@echo "make bench-NAME  run benchmarks/NAME.py (results in benchmarks/results/)"
 
-setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES)
+setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES) $(TEST_SERVERS)/.resolved compose-cli
 
 check-tools:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || \
@@ -51,6 +53,19 @@ $(JARS)/.resolved: include/jvm/pom.xml
 	@rm -rf $(JARS) && mkdir -p $(JARS)
 	@mvn -q -B -f include/jvm/pom.xml dependency:copy-dependencies -DexcludeTransitive=true -DoutputDirectory=$(JARS)
 	@touch $@
+
+# S3Proxy and Iceberg's REST catalog server for the end-to-end tests (a classpath: transitive).
+$(TEST_SERVERS)/.resolved: include/jvm/test-servers/pom.xml
+	@echo "== resolving the end-to-end test servers (S3Proxy, Iceberg REST catalog) from Maven Central into build/test-servers"
+	@rm -rf $(TEST_SERVERS) && mkdir -p $(TEST_SERVERS)
+	@mvn -q -B -f include/jvm/test-servers/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(TEST_SERVERS)
+	@touch $@
+
+# Debian's docker-compose validates docker-compose.yaml (`config` needs no Docker engine).
+compose-cli:
+	@command -v docker-compose >/dev/null || { echo "== installing Debian's docker-compose (validates docker-compose.yaml)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null; } || \
+	  { echo "docker-compose is required by the compose test. Install it: apt-get install docker-compose"; exit 1; }; }
 
 $(PY_FILES): $(VENV)/.installed $(shell find include/lakeops -name '*.py' 2>/dev/null)
 	@$(BIN)/python -c 'from lakeops.runtime import build_library_archive as b; b("$(PY_FILES)")'

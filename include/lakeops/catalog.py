@@ -45,6 +45,25 @@ def spark_catalog_conf(catalog: CatalogConfig) -> dict[str, str]:
     return conf
 
 
+def spark_s3_conf(catalog: CatalogConfig) -> dict[str, str]:
+    """Hadoop's S3A file system for what Spark reads by path on S3 (landing files, zonemap files):
+    s3:// and s3a:// both go to the catalog's object store. Table data does not use it (S3FileIO).
+    Keys come from the environment of the driver and of each executor, never from here."""
+    if catalog.kind != "rest":
+        return {}
+    conf = {
+        "spark.hadoop.fs.s3.impl": "org.apache.hadoop.fs.s3a.S3AFileSystem",
+        "spark.hadoop.fs.s3a.endpoint.region": catalog.s3_region,
+        "spark.hadoop.fs.s3a.aws.credentials.provider":
+            "software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider,"
+            "software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider",
+    }
+    if catalog.s3_endpoint:
+        conf["spark.hadoop.fs.s3a.endpoint"] = catalog.s3_endpoint
+        conf["spark.hadoop.fs.s3a.path.style.access"] = str(catalog.s3_path_style_access).lower()
+    return conf
+
+
 def pyiceberg_catalog_props(catalog: CatalogConfig, env: dict[str, str] | None = None) -> dict[str, str]:
     """Properties for pyiceberg.catalog.load_catalog that reach the same catalog as Spark."""
     env = dict(os.environ) if env is None else env
@@ -67,9 +86,23 @@ def ensure_embedded_storage(catalog: CatalogConfig) -> None:
         catalog.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
 
 
+def export_s3_endpoint(catalog: CatalogConfig, env: dict[str, str] | None = None) -> None:
+    """Point this process's own S3 clients at the catalog's object store.
+
+    Table data goes through the catalog's FileIO, which gets s3.endpoint above; files lakeops keeps
+    beside a table (zonemaps under <table>/_zonemaps/) are opened by location with pyarrow, which
+    knows no endpoint but the standard AWS_ENDPOINT_URL and AWS_REGION. An endpoint already set in
+    the environment is kept."""
+    env = os.environ if env is None else env
+    if catalog.kind == "rest" and catalog.s3_endpoint:
+        env.setdefault("AWS_ENDPOINT_URL", catalog.s3_endpoint)
+        env.setdefault("AWS_REGION", catalog.s3_region)
+
+
 def load_catalog(catalog: CatalogConfig) -> Catalog:
     """The pyiceberg catalog (metadata reads, cheap commits)."""
     from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
 
     ensure_embedded_storage(catalog)
+    export_s3_endpoint(catalog)
     return pyiceberg_load_catalog(catalog.name, **pyiceberg_catalog_props(catalog))

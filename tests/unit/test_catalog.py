@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakeops.catalog import SPARK_EXTENSIONS, pyiceberg_catalog_props, spark_catalog_conf
+from lakeops.catalog import SPARK_EXTENSIONS, export_s3_endpoint, pyiceberg_catalog_props, spark_catalog_conf
 from lakeops.config import CatalogConfig
 
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "AKIATEST", "AWS_SECRET_ACCESS_KEY": "s3cr3t-value"}
@@ -149,3 +149,32 @@ def test_both_clients_point_at_the_same_catalog(make_config):
     assert spark["spark.sql.catalog.lakeops.warehouse"] == props["warehouse"]
     assert spark["spark.sql.catalog.lakeops.uri"].removeprefix("jdbc:sqlite:") == props["uri"].removeprefix("sqlite:///")
     assert props["uri"] == f"sqlite:///{catalog.data_dir}/catalog.db"
+
+
+def test_s3_endpoint_is_exported_for_files_opened_by_location(rest, embedded):
+    env: dict[str, str] = {}
+    export_s3_endpoint(rest, env)
+    assert env == {"AWS_ENDPOINT_URL": "http://minio:9000", "AWS_REGION": "eu-west-1"}
+    kept = {"AWS_ENDPOINT_URL": "https://s3.internal", "AWS_REGION": "us-west-2"}
+    export_s3_endpoint(rest, kept)
+    assert kept == {"AWS_ENDPOINT_URL": "https://s3.internal", "AWS_REGION": "us-west-2"}
+    untouched: dict[str, str] = {}
+    export_s3_endpoint(embedded, untouched)
+    export_s3_endpoint(CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w"), untouched)
+    assert untouched == {}
+
+
+def test_s3a_settings_follow_the_catalog_and_carry_no_keys(rest, embedded, monkeypatch):
+    from lakeops.catalog import spark_s3_conf
+
+    for key, value in CREDENTIALS.items():
+        monkeypatch.setenv(key, value)
+    conf = spark_s3_conf(rest)
+    assert conf["spark.hadoop.fs.s3.impl"] == "org.apache.hadoop.fs.s3a.S3AFileSystem"
+    assert conf["spark.hadoop.fs.s3a.endpoint"] == "http://minio:9000"
+    assert conf["spark.hadoop.fs.s3a.path.style.access"] == "true"
+    assert conf["spark.hadoop.fs.s3a.endpoint.region"] == "eu-west-1"
+    assert not any(secret in value for secret in CREDENTIALS.values() for value in conf.values())
+    assert spark_s3_conf(embedded) == {}
+    aws = spark_s3_conf(CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w"))
+    assert "spark.hadoop.fs.s3a.endpoint" not in aws
