@@ -21,8 +21,9 @@ export AIRFLOW__CORE__LOAD_EXAMPLES := False
 export AIRFLOW_CONN_LAKEOPS_SPARK ?= {"conn_type": "spark", "host": "local[*]"}
 export PATH := $(BIN):$(PATH)
 export PYSPARK_PYTHON := $(BIN)/python
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: help setup demo test airflow lock check-tools compose-cli clean browser
+.PHONY: help setup demo test airflow lock check-tools test-deps compose-cli clean browser
 
 help:
 	@echo "make demo     set up, land an hour of data, ingest it through Airflow, print a summary"
@@ -31,7 +32,10 @@ help:
 	@echo "make lock     re-resolve requirements.txt into requirements.lock"
 	@echo "make bench-NAME  run benchmarks/NAME.py (results in benchmarks/results/)"
 
-setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES) $(TEST_SERVERS)/.resolved compose-cli
+setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES)
+
+# What only the test suite needs: the e2e servers, the compose validator and a browser.
+test-deps: $(TEST_SERVERS)/.resolved compose-cli browser
 
 check-tools:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || \
@@ -64,7 +68,7 @@ $(TEST_SERVERS)/.resolved: include/jvm/test-servers/pom.xml
 # Debian's docker-compose validates docker-compose.yaml (`config` needs no Docker engine).
 compose-cli:
 	@command -v docker-compose >/dev/null || { echo "== installing Debian's docker-compose (validates docker-compose.yaml)"; \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null; } || \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq docker-compose >/dev/null; } || \
 	  { echo "docker-compose is required by the compose test. Install it: apt-get install docker-compose"; exit 1; }; }
 
 $(PY_FILES): $(VENV)/.installed $(shell find include/lakeops -name '*.py' 2>/dev/null)
@@ -80,12 +84,11 @@ $(AIRFLOW_HOME)/.migrated: $(VENV)/.installed
 demo: setup $(AIRFLOW_HOME)/.migrated
 	@$(BIN)/python -m lakeops.demo
 
-test: setup browser
+test: setup test-deps
 	@$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The table-health page is tested in headless Chromium (Debian's package); installed when absent.
 CHROMIUM := /usr/bin/chromium
-SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 browser:
 	@test -x $(CHROMIUM) || { echo "== installing chromium (Debian) for the browser tests"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
