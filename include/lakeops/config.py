@@ -178,11 +178,29 @@ class TableConfig:
 
 
 @dataclass(frozen=True)
+class HealthConfig:
+    history_url: str | None = None
+    """SQLAlchemy URL of the health-history database; default: the embedded catalog's SQLite file."""
+    growth_window_hours: float = 1.0
+    """Delete-file growth counts the delete files committed during this many past hours."""
+
+    def __post_init__(self) -> None:
+        if not 0 < self.growth_window_hours <= 168:
+            raise ConfigError(f"health.growth_window_hours: {self.growth_window_hours} must be in (0, 168]; 1 is one hour")
+        if self.history_url == "":
+            object.__setattr__(self, "history_url", None)  # an unset ${VAR:-} in the file
+        if self.history_url is not None and "://" not in self.history_url:
+            raise ConfigError(f"health.history_url: {self.history_url!r} is not a database URL; "
+                              "use e.g. postgresql+psycopg2://host/db or sqlite:////path/health.db")
+
+
+@dataclass(frozen=True)
 class LakeopsConfig:
     catalog: CatalogConfig = field(default_factory=CatalogConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
     landing_dir: str | None = None
     tables: dict[str, TableConfig] = field(default_factory=dict)
+    health: HealthConfig = field(default_factory=HealthConfig)
 
     @property
     def landing_root(self) -> str:
