@@ -142,6 +142,30 @@ class RetentionPolicy:
 
 
 @dataclass(frozen=True)
+class HealthThresholds:
+    """When the health sensors fire for a partition (see README "Table health").
+
+    max_read_amp_files 1.5: half of the data files drag a delete file along (file-scoped deletes
+    and deletion vectors cap the figure at 2.0; partition-scoped ones grow without bound).
+    max_read_amp_bytes unset: derived from compaction.delete_ratio_threshold (Iceberg's 0.3 gives
+    1 / (1 - 0.3) = 1.43 bytes read per live byte). max_delete_files_per_hour 12: Amoro's minor
+    optimizing trigger of 12 fragment files, as a rate.
+    """
+
+    max_read_amp_files: float = 1.5
+    max_read_amp_bytes: float | None = None
+    max_delete_files_per_hour: float = 12.0
+
+    def __post_init__(self) -> None:
+        for key in ("max_read_amp_files", "max_read_amp_bytes"):
+            value = getattr(self, key)
+            if value is not None and value <= 1.0:
+                raise ConfigError(f"health.{key}: {value} must be above 1.0 (1.0 is a clean table), e.g. 1.5")
+        if self.max_delete_files_per_hour <= 0:
+            raise ConfigError(f"health.max_delete_files_per_hour: {self.max_delete_files_per_hour} must be positive, e.g. 12")
+
+
+@dataclass(frozen=True)
 class TableConfig:
     name: str
     schema: str
@@ -153,6 +177,7 @@ class TableConfig:
     zonemap: ZonemapConfig = field(default_factory=ZonemapConfig)
     compaction: CompactionPolicy = field(default_factory=CompactionPolicy)
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+    health: HealthThresholds = field(default_factory=HealthThresholds)
 
     def __post_init__(self) -> None:
         where = f"tables.{self.name}"
