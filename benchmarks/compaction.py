@@ -96,7 +96,7 @@ def _query_s(spark, table: str) -> float:
 
 
 def run(hours: float, changes_per_minute: int, fixed_every: int, measure_every: int, min_small_files: int,
-        max_read_amp_files: float | None) -> dict:
+        max_read_amp_files: float | None, min_files: int = 1) -> dict:
     from lakeops.catalog import load_catalog
     from lakeops.config import CompactionPolicy, HealthThresholds, parse_config
     from lakeops.generator import generate_cdc
@@ -141,6 +141,9 @@ def run(hours: float, changes_per_minute: int, fixed_every: int, measure_every: 
         health = compute_health(catalog.load_table(config.identifier("users_threshold")), policy)
         over = over_read_amplification(health.partitions, max_read_amp_files, bytes_threshold(thresholds, policy))
         over += over_small_files(health.partitions, policy.min_small_files)
+        # A floor on what a rewrite must gain: partitions with fewer data files are left alone.
+        big_enough = {p.partition for p in health.partitions if p.data_files >= min_files}
+        over = [b for b in over if b["partition"] in big_enough]
         countries = sorted({dict((k, v) for k, v in b["partition_values"])["country"] for b in over})
         if countries:
             compaction_s["threshold"] += _rewrite(spark, config.catalog.name, "lakeops.users_threshold", countries)
@@ -167,7 +170,7 @@ def run(hours: float, changes_per_minute: int, fixed_every: int, measure_every: 
     return {"series": series, "compaction_s": compaction_s, "compaction_runs": compaction_runs, "rows": rows_live,
             "same_rows": same, "apply_s": apply_s, "hours": hours, "changes_per_minute": changes_per_minute,
             "fixed_every": fixed_every, "min_small_files": min_small_files, "max_read_amp_files": max_read_amp_files,
-            "max_read_amp_bytes": bytes_threshold(thresholds, policy)}
+            "max_read_amp_bytes": bytes_threshold(thresholds, policy), "min_files": min_files}
 
 
 def report(result: dict) -> str:
@@ -190,10 +193,11 @@ def report(result: dict) -> str:
             f"simulated minutes. Threshold: a partition with >= {result['min_small_files']} small files or "
             f">= {result['max_read_amp_bytes']:.2f} bytes read per live byte"
             + (f" or >= {result['max_read_amp_files']} files per data file" if result['max_read_amp_files'] else "")
+            + (f", and at least {result['min_files']} data files in the partition" if result.get("min_files", 1) > 1 else "")
             + f". Fresh-copy query median (2nd half): {fresh:.3f} s.\n\n{table}\n")
 
 
-def plot(result: dict) -> None:
+def plot(result: dict, name: str = "compaction") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -214,7 +218,7 @@ def plot(result: dict) -> None:
         ax.set_xlabel("simulated minutes")
         ax.legend()
     fig.tight_layout()
-    fig.savefig(results_path("compaction", ".png"), dpi=90)
+    fig.savefig(results_path(name, ".png"), dpi=90)
 
 
 def main() -> None:
@@ -229,14 +233,17 @@ def main() -> None:
     # so a files-per-data-file trigger fires every batch; rows deleted (bytes per live byte) and the
     # count of small files say when a rewrite pays.
     parser.add_argument("--max-read-amp-files", type=float, default=None)
+    parser.add_argument("--min-files", type=int, default=1, help="data files a partition needs before it is rewritten")
+    parser.add_argument("--name", default="compaction", help="results file name under benchmarks/results/")
     args = parser.parse_args()
     hours, rate = (2.0, 150) if args.quick else (args.hours, args.changes_per_minute)
-    result = run(hours, rate, args.fixed_every, args.measure_every, args.min_small_files, args.max_read_amp_files)
+    result = run(hours, rate, args.fixed_every, args.measure_every, args.min_small_files, args.max_read_amp_files,
+                 args.min_files)
     text = report(result)
     print(text)
-    results_path("compaction", ".md").write_text(text)
-    results_path("compaction", ".json").write_text(json.dumps(result, indent=1))
-    plot(result)
+    results_path(args.name, ".md").write_text(text)
+    results_path(args.name, ".json").write_text(json.dumps(result, indent=1))
+    plot(result, args.name)
 
 
 if __name__ == "__main__":
