@@ -197,7 +197,7 @@ def report(result: dict) -> str:
             + f". Fresh-copy query median (2nd half): {fresh:.3f} s.\n\n{table}\n")
 
 
-def plot(result: dict, name: str = "compaction") -> None:
+def plot(result: dict, out_name: str = "compaction") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -218,7 +218,7 @@ def plot(result: dict, name: str = "compaction") -> None:
         ax.set_xlabel("simulated minutes")
         ax.legend()
     fig.tight_layout()
-    fig.savefig(results_path(name, ".png"), dpi=90)
+    fig.savefig(results_path(out_name, ".png"), dpi=90)
 
 
 def main() -> None:
