@@ -1,0 +1,123 @@
+"""The live entries of a snapshot's manifests, read once with pyiceberg's Avro reader.
+
+pyiceberg's own ManifestFile.fetch_manifest_entry reads with the v2 schema, which drops the v3
+fields that say which data file a deletion vector belongs to (referenced_data_file and the blob's
+content offset and size). Reading with the v3 schema keeps them; v1/v2 manifests read the same
+(the missing optional fields come back empty).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pyiceberg.avro.file import AvroFile
+from pyiceberg.manifest import (
+    INITIAL_SEQUENCE_NUMBER,
+    MANIFEST_ENTRY_SCHEMAS,
+    DataFile,
+    DataFileContent,
+    FileFormat,
+    ManifestEntry,
+    ManifestEntryStatus,
+    _inherit_from_manifest,
+)
+from pyiceberg.utils.concurrent import ExecutorFactory
+
+if TYPE_CHECKING:
+    from pyiceberg.io import FileIO
+    from pyiceberg.manifest import ManifestFile
+    from pyiceberg.typedef import Record
+
+# Field ids of the v3 data_file struct (Iceberg spec) and of a position delete file's file_path column.
+_REFERENCED_DATA_FILE = 143
+_CONTENT_SIZE = 145
+PATH_FIELD_ID = 2147483546
+
+
+@dataclass(frozen=True)
+class LiveFile:
+    """One live data or delete file, reduced to what health needs."""
+
+    content: DataFileContent
+    file_format: FileFormat
+    path: str
+    spec_id: int
+    partition: Record
+    records: int
+    size_bytes: int
+    """Bytes a reader reads for it: the file, or for a deletion vector its blob only."""
+    sequence_number: int
+    snapshot_id: int | None
+    referenced_data_file: str | None
+    """The one data file a deletion vector or a file-scoped position delete file applies to."""
+    path_lower: str | None
+    path_upper: str | None
+
+    @property
+    def is_deletion_vector(self) -> bool:
+        return self.content == DataFileContent.POSITION_DELETES and self.file_format == FileFormat.PUFFIN
+
+
+_V3_POSITIONS = {f.field_id: i for i, f in enumerate(MANIFEST_ENTRY_SCHEMAS[3].find_field(2).field_type.fields)}  # type: ignore[attr-defined]
+
+
+def _field(data_file: DataFile, field_id: int) -> object:
+    position = _V3_POSITIONS[field_id]
+    return data_file._data[position] if position < len(data_file._data) else None
+
+
+def _path_bound(bounds: dict[int, bytes] | None) -> str | None:
+    value = (bounds or {}).get(PATH_FIELD_ID)
+    if value is None:
+        return None
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _to_live(entry: ManifestEntry) -> LiveFile:
+    data_file = entry.data_file
+    referenced = _field(data_file, _REFERENCED_DATA_FILE)
+    lower, upper = _path_bound(data_file.lower_bounds), _path_bound(data_file.upper_bounds)
+    if referenced is None and lower is not None and lower == upper:
+        referenced = lower  # a v2 file-scoped position delete file: its path bounds name one file
+    size = data_file.file_size_in_bytes
+    if data_file.file_format == FileFormat.PUFFIN:
+        size = int(_field(data_file, _CONTENT_SIZE) or size)  # type: ignore[call-overload]
+    return LiveFile(
+        content=data_file.content,
+        file_format=data_file.file_format,
+        path=data_file.file_path,
+        spec_id=data_file.spec_id,
+        partition=data_file.partition,
+        records=data_file.record_count,
+        size_bytes=size,
+        sequence_number=entry.sequence_number if entry.sequence_number is not None else INITIAL_SEQUENCE_NUMBER,
+        snapshot_id=entry.snapshot_id,
+        referenced_data_file=str(referenced) if referenced is not None else None,
+        path_lower=lower,
+        path_upper=upper,
+    )
+
+
+def read_live_files(io: FileIO, manifest: ManifestFile) -> list[LiveFile]:
+    """The live (added or existing) files of one manifest."""
+    with AvroFile[ManifestEntry](
+        io.new_input(manifest.manifest_path),
+        MANIFEST_ENTRY_SCHEMAS[3],
+        read_types={-1: ManifestEntry, 2: DataFile},
+        read_enums={0: ManifestEntryStatus, 101: FileFormat, 134: DataFileContent},
+    ) as reader:
+        return [_to_live(_inherit_from_manifest(entry, manifest)) for entry in reader
+                if entry.status != ManifestEntryStatus.DELETED]
+
+
+def live_files(io: FileIO, manifests: list[ManifestFile]) -> list[LiveFile]:
+    """Every live file of the given manifests, manifests read in parallel (pyiceberg's executor)."""
+    executor = ExecutorFactory.get_or_create()
+    found: list[LiveFile] = []
+    for files in executor.map(lambda m: read_live_files(io, m), manifests):
+        found.extend(files)
+    return found
