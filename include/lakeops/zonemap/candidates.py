@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING
 
 from pyiceberg.expressions import BooleanExpression
 
+from lakeops.zonemap.index import load_index
+from lakeops.zonemap.live import live_files
 from lakeops.zonemap.prune import may_match
-from lakeops.zonemap.store import read_level, zonemap_root
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
-
-LEVELS = ("micro",)
-
 
 @dataclass(frozen=True)
 class Candidates:
@@ -39,12 +37,8 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
     snapshot_id = snapshot if snapshot is not None else (table.current_snapshot().snapshot_id if table.current_snapshot() else None)
     if snapshot_id is None:
         return Candidates([], 0, 0, 0, [])
-    live = [task.file.file_path for task in table.scan(snapshot_id=snapshot_id).plan_files()]
-    index, unreadable = {}, []
-    for level in LEVELS:
-        entries, bad = read_level(zonemap_root(table.location()), level)
-        unreadable += bad
-        index.update({e.file_path: e for e in entries})
+    live = [f.path for f in live_files(table, snapshot_id)]
+    index, unreadable = load_index(table)
     schema = table.schema()
     live_set = set(live)
     chosen = [path for path in live if path not in index or may_match(index[path], predicate, schema)]

@@ -15,6 +15,7 @@ from pyiceberg.expressions.literals import Literal
 from pyiceberg.expressions.visitors import BoundBooleanExpressionVisitor, bind, rewrite_not, visit
 from pyiceberg.schema import Schema
 
+from lakeops.zonemap.bloom import BLOOM_TYPES
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 
 
@@ -44,7 +45,10 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
         return stats is not None and self._all_null(stats)
 
     def _bloom_excludes(self, term: Any, values: set[Any]) -> bool:
-        bloom = self.entry.blooms.get(term.ref().field.field_id)
+        field = term.ref().field
+        if not isinstance(field.field_type, BLOOM_TYPES):
+            return False  # a filter hashes string forms: only types whose values hash alike everywhere
+        bloom = self.entry.blooms.get(field.field_id)
         return bloom is not None and not any(bloom.might_contain(v) for v in values)
 
     def visit_true(self) -> bool:

@@ -23,6 +23,7 @@ from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 
 if TYPE_CHECKING:
     from pyarrow.fs import FileSystem
+    from pyiceberg.schema import Schema
 
 log = logging.getLogger(__name__)
 
@@ -96,20 +97,34 @@ def publish(uri: str, data: pa.Table) -> str:
     return uri
 
 
+def types_for(schema: Schema) -> dict[int, PrimitiveType]:
+    """Field id -> current type of every top-level primitive column (bounds are written in the current type)."""
+    return {f.field_id: f.field_type for f in schema.columns if isinstance(f.field_type, PrimitiveType)}
+
+
+def read_file(uri: str, columns: list[str] | None = None) -> pa.Table:
+    fs, path = _filesystem(uri)
+    with fs.open_input_file(path) as stream:
+        return pq.read_table(stream, columns=columns)
+
+
+def read_files(uris: list[str]) -> tuple[list[ZonemapEntry], list[str]]:
+    """Entries of the given zonemap files, and those that could not be read (logged, then ignored:
+    their data files are then read in full until a consolidation rebuilds their entries)."""
+    entries, unreadable = [], []
+    for uri in uris:
+        try:
+            entries.extend(from_arrow(read_file(uri)))
+        except FileNotFoundError:
+            log.info("zonemap file %s is gone (removed by a consolidation after it was listed)", uri)
+        except (OSError, pa.ArrowInvalid, KeyError, ValueError) as e:
+            log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, e)
+            unreadable.append(uri)
+    return entries, unreadable
+
+
 def read_level(root: str, level: str) -> tuple[list[ZonemapEntry], list[str]]:
     """Every entry of one level, and the files that could not be read (logged, then ignored)."""
-    from pyarrow.fs import FileSelector, FileType
+    from lakeops.zonemap.snapmap import list_files
 
-    fs, path = _filesystem(f"{root}/{level}")
-    infos = fs.get_file_info(FileSelector(path, allow_not_found=True))
-    entries, unreadable = [], []
-    for info in sorted(infos, key=lambda i: i.path):
-        if info.type != FileType.File or info.base_name.startswith((".", "_")):
-            continue
-        try:
-            with fs.open_input_file(info.path) as stream:
-                entries.extend(from_arrow(pq.read_table(stream)))
-        except (OSError, pa.ArrowInvalid, KeyError, ValueError) as e:
-            log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", info.path, e)
-            unreadable.append(info.path)
-    return entries, unreadable
+    return read_files(list_files(root, level))
