@@ -12,7 +12,8 @@ Per partition, in this order (the first rule that fires decides the rewrite):
 4. delete files alone: at least delete_file_threshold delete files in the partition, under the
    ratio -> rewrite_position_delete_files (cheap: merges the delete files, drops dangling ones).
 
-Data rewrites are binpack, or sort by the table's zonemap columns when there are any (tight
+A data rewrite of a partition with delete files is followed by a position-delete rewrite of the
+same partition, which drops the delete files the data rewrite left dangling. Data rewrites are binpack, or sort by the table's zonemap columns when there are any (tight
 per-file ranges make the zonemaps prune). The table's manifests are rewritten when there are
 more than manifest_rewrite_threshold data manifests. Partitions are taken by expected gain (files
 a full scan stops opening) until the per-run byte budget is spent; the rest are deferred.
@@ -156,6 +157,17 @@ def _partition_action(p: PartitionHealth, policy: CompactionPolicy, partition_by
         options=data_rewrite_options(policy))
 
 
+def _dangling_cleanup(data: CompactionAction) -> CompactionAction:
+    """After a data rewrite applied a partition's deletes, the position delete files still name the
+    replaced data files (the rewritten files keep the starting sequence number, so Iceberg's
+    sequence-number test cannot tell they are dangling). Rewriting the partition's delete files
+    drops every entry whose data file is gone. Its bytes are already in the data action's."""
+    return CompactionAction(
+        REWRITE_DELETES, data.partition, data.where,
+        f"clean-up after the data rewrite: drop the {data.input_delete_files} delete files it left dangling",
+        input_delete_files=data.input_delete_files, expected_delete_files_after=0)
+
+
 def _manifest_action(metrics: TableHealth, policy: CompactionPolicy) -> CompactionAction | None:
     if metrics.data_manifests <= policy.manifest_rewrite_threshold:
         return None
@@ -178,6 +190,8 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: 
         if spent + action.input_bytes <= budget:
             actions.append(action)
             spent += action.input_bytes
+            if action.kind == REWRITE_DATA and action.input_delete_files:
+                actions.append(_dangling_cleanup(action))
         else:
             deferred.append(action)
     manifests = _manifest_action(metrics, policy)

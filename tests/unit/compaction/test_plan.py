@@ -40,7 +40,7 @@ def test_a_clean_table_needs_nothing():
 def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partition_only():
     deleted = part(2, delete_files=3, delete_records=120_000, delete_bytes=3 * MB)  # 30% of rows deleted
     below = part(3, delete_files=3, delete_records=119_000, delete_bytes=3 * MB)    # 29.75%
-    [action] = plan_compaction(table(part(1), deleted, below), POLICY, partition_by=PARTITION_BY)
+    [action, cleanup] = plan_compaction(table(part(1), deleted, below), POLICY, partition_by=PARTITION_BY)
 
     assert action.kind == REWRITE_DATA and action.partition == "created_at_day=d2"
     assert action.where == "(created_at >= TIMESTAMP '1970-01-03 00:00:00' AND created_at < TIMESTAMP '1970-01-04 00:00:00')"
@@ -53,6 +53,8 @@ def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partit
     assert action.options["delete-file-threshold"] == "10"
     assert action.options["target-file-size-bytes"] == str(128 * MB)
     assert action.options["max-concurrent-file-group-rewrites"] == "2"
+    assert (cleanup.kind, cleanup.partition, cleanup.where) == (REWRITE_DELETES, action.partition, action.where)
+    assert cleanup.input_bytes == 0 and cleanup.input_delete_files == 3 and cleanup.expected_delete_files_after == 0
 
 
 def test_amoro_fragments_trigger_at_twelve_files_under_target_over_eight():
@@ -87,8 +89,8 @@ def test_many_delete_files_under_the_ratio_get_a_position_delete_rewrite():
 
 def test_delete_files_per_data_file_at_threshold_rewrite_data():
     per_file = part(1, data_files=2, delete_files=20, delete_records=100, delete_bytes=MB)
-    [action] = plan_compaction(table(per_file), POLICY, partition_by=PARTITION_BY)
-    assert action.kind == REWRITE_DATA
+    action, cleanup = plan_compaction(table(per_file), POLICY, partition_by=PARTITION_BY)
+    assert action.kind == REWRITE_DATA and cleanup.kind == REWRITE_DELETES
     assert action.reason == "deletes: 10.0 delete files per data file >= delete_file_threshold 10"
 
 
