@@ -161,6 +161,30 @@ class RetentionPolicy:
 
 
 @dataclass(frozen=True)
+class HealthThresholds:
+    """When the health sensors fire for a partition (see README "Table health").
+
+    max_read_amp_files 1.5: half of the data files drag a delete file along (file-scoped deletes
+    and deletion vectors cap the figure at 2.0; partition-scoped ones grow without bound).
+    max_read_amp_bytes unset: derived from compaction.delete_ratio_threshold (Iceberg's 0.3 gives
+    1 / (1 - 0.3) = 1.43 bytes read per live byte). max_delete_files_per_hour 12: Amoro's minor
+    optimizing trigger of 12 fragment files, as a rate.
+    """
+
+    max_read_amp_files: float = 1.5
+    max_read_amp_bytes: float | None = None
+    max_delete_files_per_hour: float = 12.0
+
+    def __post_init__(self) -> None:
+        for key in ("max_read_amp_files", "max_read_amp_bytes"):
+            value = getattr(self, key)
+            if value is not None and value <= 1.0:
+                raise ConfigError(f"health.{key}: {value} must be above 1.0 (1.0 is a clean table), e.g. 1.5")
+        if self.max_delete_files_per_hour <= 0:
+            raise ConfigError(f"health.max_delete_files_per_hour: {self.max_delete_files_per_hour} must be positive, e.g. 12")
+
+
+@dataclass(frozen=True)
 class TableConfig:
     name: str
     schema: str
@@ -172,6 +196,7 @@ class TableConfig:
     zonemap: ZonemapConfig = field(default_factory=ZonemapConfig)
     compaction: CompactionPolicy = field(default_factory=CompactionPolicy)
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+    health: HealthThresholds = field(default_factory=HealthThresholds)
 
     def __post_init__(self) -> None:
         where = f"tables.{self.name}"
@@ -197,11 +222,29 @@ class TableConfig:
 
 
 @dataclass(frozen=True)
+class HealthConfig:
+    history_url: str | None = None
+    """SQLAlchemy URL of the health-history database; default: the embedded catalog's SQLite file."""
+    growth_window_hours: float = 1.0
+    """Delete-file growth counts the delete files committed during this many past hours."""
+
+    def __post_init__(self) -> None:
+        if not 0 < self.growth_window_hours <= 168:
+            raise ConfigError(f"health.growth_window_hours: {self.growth_window_hours} must be in (0, 168]; 1 is one hour")
+        if self.history_url == "":
+            object.__setattr__(self, "history_url", None)  # an unset ${VAR:-} in the file
+        if self.history_url is not None and "://" not in self.history_url:
+            raise ConfigError(f"health.history_url: {self.history_url!r} is not a database URL; "
+                              "use e.g. postgresql+psycopg2://host/db or sqlite:////path/health.db")
+
+
+@dataclass(frozen=True)
 class LakeopsConfig:
     catalog: CatalogConfig = field(default_factory=CatalogConfig)
     spark: SparkConfig = field(default_factory=SparkConfig)
     landing_dir: str | None = None
     tables: dict[str, TableConfig] = field(default_factory=dict)
+    health: HealthConfig = field(default_factory=HealthConfig)
 
     @property
     def landing_root(self) -> str:

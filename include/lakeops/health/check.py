@@ -1,0 +1,44 @@
+"""One health check of one table, as the sensors and triggers run it: compute, record, compare."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from lakeops.config import LakeopsConfig, load_config
+from lakeops.health.compute import table_health
+from lakeops.health.history import open_history
+from lakeops.health.thresholds import breaches, default_thresholds
+
+log = logging.getLogger(__name__)
+
+
+def resolve_limits(config: LakeopsConfig, table: str, check: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """The table's configured thresholds for `check`, with the given overrides (None values ignored)."""
+    spec = config.table(table)
+    limits = default_thresholds(check, spec.health, spec.compaction)
+    unknown = set(overrides or {}) - set(limits)
+    if unknown:
+        raise ValueError(f"threshold {sorted(unknown)[0]!r} does not apply to check {check!r}; use {', '.join(limits)}")
+    # Templated limits arrive as strings ("{{ params.threshold }}" renders to "1.5").
+    for key, value in (overrides or {}).items():
+        if value is None or value in ("", "None"):
+            continue
+        try:
+            limits[key] = float(value)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"threshold {key}: {value!r} is not a number; give e.g. 1.5") from e
+    return limits
+
+
+def run_check(table: str, check: str, overrides: dict[str, Any] | None = None, *, record: bool = True,
+              config_path: str | None = None) -> list[dict[str, Any]]:
+    """Partitions of `table` over the `check` threshold; each evaluation is stored in the history."""
+    config = load_config(config_path)
+    limits = resolve_limits(config, table, check, overrides)
+    health = table_health(config, table, growth_window_hours=config.health.growth_window_hours)
+    if record:
+        open_history(config).append(health)
+    found = breaches(check, health.partitions, **limits)
+    log.info("%s on %s: %d of %d partitions over %s", check, table, len(found), len(health.partitions), limits)
+    return found

@@ -1,0 +1,50 @@
+"""Triggers that run in Airflow's triggerer: they take plain values only, so they serialize to
+their class path and kwargs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from airflow.triggers.base import BaseTrigger, TriggerEvent
+
+
+class TableHealthTrigger(BaseTrigger):
+    """Re-evaluates one health check of one table every poke_interval seconds (metadata only, in a
+    thread so the triggerer's event loop never blocks) and yields one event: success with the
+    partitions over threshold, or error with the message. Then it returns."""
+
+    def __init__(self, table: str, check: str, limits: dict[str, Any] | None = None,
+                 poke_interval: float = 60.0, record: bool = True, config_path: str | None = None) -> None:
+        super().__init__()
+        self.table = table
+        self.check = check
+        self.limits = dict(limits or {})
+        self.poke_interval = float(poke_interval)
+        self.record = record
+        self.config_path = config_path
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return ("lakeops_airflow.triggers.TableHealthTrigger", {
+            "table": self.table, "check": self.check, "limits": self.limits,
+            "poke_interval": self.poke_interval, "record": self.record, "config_path": self.config_path,
+        })
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        from lakeops.health.check import run_check
+
+        while True:
+            try:
+                found = await asyncio.to_thread(run_check, self.table, self.check, self.limits,
+                                                record=self.record, config_path=self.config_path)
+            except Exception as e:  # the worker turns this event into a task failure with the message
+                yield TriggerEvent({"status": "error", "table": self.table, "check": self.check,
+                                    "message": f"{type(e).__name__}: {e}"})
+                return
+            if found:
+                yield TriggerEvent({"status": "success", "table": self.table, "check": self.check, "partitions": found})
+                return
+            self.log.info("%s on %s: no partition over %s; next check in %.0f s", self.check, self.table,
+                          self.limits, self.poke_interval)
+            await asyncio.sleep(self.poke_interval)
