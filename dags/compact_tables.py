@@ -1,8 +1,8 @@
 """
 ### Compact a table when its health calls for it
 
-`metrics` reads the table's health from metadata only (files, small files, delete files, read
-amplification) → `plan` turns it and the table's compaction policy into actions (which
+Three health sensors read the table's metadata only (read amplification, delete-file growth,
+small files; thresholds from lakeops.yaml) → when at least one fires, `plan` turns it and the table's compaction policy into actions (which
 partitions; binpack, or sort by the zonemap columns; position-delete rewrite; manifest rewrite;
 why; expected gain) within the per-run byte budget, and skips the rest of the run when there is
 nothing to do → `compact` spark-submits `spark_jobs/compact_table.py`, which runs Iceberg's
@@ -14,8 +14,9 @@ zonemap index.
 Rate limits: the Spark task runs in pool `lakeops_spark`, one run at a time, and never rewrites
 more than `compaction.max_bytes_per_run_mb` per run; deferred partitions wait for the next run.
 
-The `metrics` task stands where the health sensors (delete-file growth, read amplification)
-plug in. Params: `table` (a table of lakeops.yaml), `dry_run` (plan and report, rewrite nothing).
+Each sensor checks once per scheduled run (the schedule is the poke interval): over threshold it
+succeeds with the partitions as XCom, below it soft-fails (skipped), and when all three are
+skipped the run ends without planning or Spark. Params: `table` (a table of lakeops.yaml), `dry_run` (plan and report, rewrite nothing).
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ from airflow.sdk import DAG, Param, task
 from airflow.timetables.interval import CronDataIntervalTimetable
 
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
+from lakeops_airflow.sensors import DeleteFileGrowthSensor, ReadAmplificationSensor, SmallFilesSensor
+
+# One check per run: a healthy table skips the sensor (soft_fail) instead of holding a slot.
+ONE_CHECK = {"mode": "poke", "poke_interval": 5, "timeout": 1, "soft_fail": True}
 
 with DAG(
     dag_id="compact_tables",
@@ -47,14 +52,14 @@ with DAG(
     },
 ) as dag:
 
-    @task
-    def metrics(params: dict | None = None) -> dict:
-        from lakeops.compaction.tasks import table_figures
+    sensors = [
+        sensor(task_id=task_id, table="{{ params.table }}", **ONE_CHECK)
+        for task_id, sensor in (("read_amplification", ReadAmplificationSensor),
+                                ("delete_growth", DeleteFileGrowthSensor), ("small_files", SmallFilesSensor))
+    ]
 
-        return table_figures(params["table"])
-
-    @task.short_circuit
-    def plan(figures: dict, params: dict | None = None) -> dict | bool:
+    @task.short_circuit(trigger_rule="none_failed_min_one_success")
+    def plan(params: dict | None = None) -> dict | bool:
         """The plan as XCom; False (skip the Spark job) when there is nothing to rewrite."""
         from lakeops.compaction.tasks import plan_for
 
@@ -71,4 +76,4 @@ with DAG(
             "{{ '--dry-run' if params.dry_run else '--no-dry-run' }}",
         ],
     )
-    plan(metrics()) >> compact
+    sensors >> plan() >> compact

@@ -36,7 +36,8 @@ def test_compaction_dag_folds_the_delete_files_of_a_cdc_table(airflow_db, sessio
 
     assert str(run.state) == "success"
     states = {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
-    assert states == {"metrics": "success", "plan": "success", "compact": "success"}, states
+    assert states["read_amplification"] == "success", states  # 1.8 files per data file is over the shipped limit
+    assert states["plan"] == "success" and states["compact"] == "success", states
     after = table_health(config, "orders")
     print(f"compact_tables DAG on orders: data files {before.data_files} -> {after.data_files}, "
           f"delete files {before.delete_files} -> {after.delete_files}, "

@@ -6,20 +6,9 @@ import logging
 from typing import Any
 
 from lakeops.compaction.plan import plan_table
-from lakeops.compaction.serde import health_figures
 from lakeops.config import load_config
 
 log = logging.getLogger(__name__)
-
-
-def table_figures(table: str) -> dict[str, Any]:
-    """Current health figures of a configured table (metadata only)."""
-    from lakeops.health.compute import table_health
-
-    config = load_config()
-    figures = health_figures(table_health(config, table))
-    log.info("health of %s: %s", table, figures)
-    return figures
 
 
 def plan_for(table: str) -> dict[str, Any]:
