@@ -7,22 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime
 
 from lakeops.config import load_config
-from lakeops.exceptions import ConfigError
-from lakeops.ingest.plan import plan_ingest
+from lakeops.ingest.plan import parse_moment, plan_ingest
 from lakeops.spark.ingest_events import run_ingest
 from lakeops.spark.job import run_job
 from lakeops.spark.session import build_session
-
-
-def _moment(value: str) -> datetime:
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError as e:
-        raise ConfigError(f"{value!r} is not an ISO-8601 time; pass e.g. 2026-11-21T10:00:00+00:00 "
-                          "(a manual run with no data interval needs the params start and end)") from e
 
 
 def main(argv: list[str]) -> int:
@@ -35,7 +25,7 @@ def main(argv: list[str]) -> int:
 
     def body() -> dict:
         config = load_config(args.config)
-        plan = plan_ingest(config, args.table, _moment(args.start), _moment(args.end))
+        plan = plan_ingest(config, args.table, parse_moment(args.start), parse_moment(args.end))
         spark = build_session(config, f"lakeops ingest {args.table}")
         return run_ingest(spark, config, args.table, plan).as_dict()
 

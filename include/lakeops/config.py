@@ -117,6 +117,12 @@ class CompactionPolicy:
     delete_file_threshold: int = 10
     delete_ratio_threshold: float = 0.3
     max_bytes_per_run_mb: int = 10240
+    fragment_fraction: float = 0.125
+    """Amoro's fragment: a file under target x 1/8."""
+    min_fragment_files: int = 12
+    """Amoro's minor-optimize trigger: 12 fragment files in a partition."""
+    manifest_rewrite_threshold: int = 100
+    max_concurrent_file_group_rewrites: int = 2
 
     def __post_init__(self) -> None:
         if self.target_file_size_mb <= 0:
@@ -126,6 +132,12 @@ class CompactionPolicy:
             if not 0 < value <= 1:
                 raise ConfigError(f"compaction.{key}: {value} must be in (0, 1]")
         for key in ("min_small_files", "delete_file_threshold", "max_bytes_per_run_mb"):
+            if getattr(self, key) < 1:
+                raise ConfigError(f"compaction.{key}: {getattr(self, key)} must be at least 1")
+        if not 0 < self.fragment_fraction < self.small_file_fraction:
+            raise ConfigError(f"compaction.fragment_fraction: {self.fragment_fraction} must be in (0, small_file_fraction "
+                              f"{self.small_file_fraction}); Amoro's fragments are files under target/8 (0.125)")
+        for key in ("min_fragment_files", "manifest_rewrite_threshold", "max_concurrent_file_group_rewrites"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"compaction.{key}: {getattr(self, key)} must be at least 1")
 

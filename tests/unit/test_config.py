@@ -69,6 +69,10 @@ def test_table_defaults(make_config):
         "delete_file_threshold": 10,
         "delete_ratio_threshold": 0.3,
         "max_bytes_per_run_mb": 10240,
+        "fragment_fraction": 0.125,
+        "min_fragment_files": 12,
+        "manifest_rewrite_threshold": 100,
+        "max_concurrent_file_group_rewrites": 2,
     }
     assert dataclasses.asdict(table.retention) == {
         "max_snapshot_age_hours": 120,

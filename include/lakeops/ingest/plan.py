@@ -42,3 +42,12 @@ def plan_ingest(config: LakeopsConfig, table: str, start: datetime, end: datetim
         start=start,
         end=end,
     )
+
+
+def parse_moment(value: str) -> datetime:
+    """An interval bound from a job argument (ISO-8601 with a zone)."""
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError as e:
+        raise ConfigError(f"{value!r} is not an ISO-8601 time; pass e.g. 2026-11-21T10:00:00+00:00 "
+                          "(a manual run with no data interval needs the params start and end)") from e

@@ -1,0 +1,206 @@
+"""Plan a compaction from health metrics and the table's policy: pure (no Spark, no I/O).
+
+Per partition, in this order (the first rule that fires decides the rewrite):
+
+1. deletes: deleted rows / data rows >= delete_ratio_threshold (Iceberg's delete-ratio-threshold,
+   0.3), or delete files per data file >= delete_file_threshold -> rewrite_data_files, which
+   applies the deletes (and drops the delete files left dangling);
+2. fragments (Amoro): at least min_fragment_files small files averaging under
+   target x fragment_fraction (target/8) -> rewrite_data_files;
+3. small files (AWS Glue): more than min_small_files files under target x small_file_fraction
+   (75%) -> rewrite_data_files;
+4. delete files alone: at least delete_file_threshold delete files in the partition, under the
+   ratio -> rewrite_position_delete_files (cheap: merges the delete files, drops dangling ones).
+
+A data rewrite of a partition with delete files is followed by a position-delete rewrite of the
+same partition, which drops the delete files the data rewrite left dangling. Data rewrites are binpack, or sort by the table's zonemap columns when there are any (tight
+per-file ranges make the zonemaps prune). The table's manifests are rewritten when there are
+more than manifest_rewrite_threshold data manifests. Partitions are taken by expected gain (files
+a full scan stops opening) until the per-run byte budget is spent; the rest are deferred.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from lakeops.compaction.where import partition_where
+from lakeops.config import CompactionPolicy
+from lakeops.exceptions import ConfigError
+from lakeops.health.model import PartitionHealth, TableHealth
+
+MB = 1024 * 1024
+REWRITE_DATA = "rewrite_data_files"
+REWRITE_DELETES = "rewrite_position_delete_files"
+REWRITE_MANIFESTS = "rewrite_manifests"
+SORT_COLUMNS_MAX = 3  # z-ordering on more columns spreads each one's ranges too thin to prune
+
+
+@dataclass(frozen=True)
+class CompactionAction:
+    kind: str
+    """rewrite_data_files | rewrite_position_delete_files | rewrite_manifests"""
+    partition: str
+    """Partition path ('created_at_day=2026-11-21'); '' for the whole table."""
+    where: str | None
+    """Spark SQL predicate selecting exactly this partition (None: the whole table)."""
+    reason: str
+    strategy: str | None = None
+    """binpack | sort (data rewrites only)"""
+    sort_order: str | None = None
+    input_files: int = 0
+    input_delete_files: int = 0
+    input_bytes: int = 0
+    expected_files_after: int = 0
+    expected_delete_files_after: int = 0
+    expected_read_amp_after: float = 1.0
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def expected_files_saved(self) -> int:
+        return self.input_files + self.input_delete_files - self.expected_files_after - self.expected_delete_files_after
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "expected_files_saved": self.expected_files_saved}
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    table: str
+    actions: tuple[CompactionAction, ...]
+    deferred: tuple[CompactionAction, ...]
+    """Partitions over threshold left for a later run by the byte budget."""
+    budget_bytes: int
+
+    @property
+    def planned_bytes(self) -> int:
+        return sum(a.input_bytes for a in self.actions)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"table": self.table, "budget_bytes": self.budget_bytes, "planned_bytes": self.planned_bytes,
+                "actions": [a.as_dict() for a in self.actions], "deferred": [a.as_dict() for a in self.deferred]}
+
+
+def _sort_order(sort_columns: tuple[str, ...]) -> str | None:
+    columns = sort_columns[:SORT_COLUMNS_MAX]
+    if not columns:
+        return None
+    return columns[0] if len(columns) == 1 else f"zorder({', '.join(columns)})"
+
+
+def data_rewrite_options(policy: CompactionPolicy) -> dict[str, str]:
+    """Options of Iceberg's rewrite_data_files, from the policy."""
+    return {
+        "partial-progress.enabled": "true",
+        "max-concurrent-file-group-rewrites": str(policy.max_concurrent_file_group_rewrites),
+        "target-file-size-bytes": str(policy.target_file_size_mb * MB),
+        "delete-file-threshold": str(policy.delete_file_threshold),
+        "delete-ratio-threshold": str(policy.delete_ratio_threshold),
+        "rewrite-job-order": "files-desc",
+        "remove-dangling-deletes": "true",
+    }
+
+
+def _delete_ratio(p: PartitionHealth) -> float:
+    return p.delete_records / p.data_records if p.data_records else 0.0
+
+
+def _data_reason(p: PartitionHealth, policy: CompactionPolicy, target: int) -> str | None:
+    ratio = _delete_ratio(p)
+    if p.delete_files and ratio >= policy.delete_ratio_threshold:
+        return (f"deletes: {p.delete_records} deleted of {p.data_records} rows ({ratio:.0%}) >= "
+                f"delete_ratio_threshold {policy.delete_ratio_threshold:.0%}")
+    if p.delete_files and p.delete_files_per_data_file >= policy.delete_file_threshold:
+        return (f"deletes: {p.delete_files_per_data_file:.1f} delete files per data file >= "
+                f"delete_file_threshold {policy.delete_file_threshold}")
+    fragment_bytes = target * policy.fragment_fraction
+    if p.small_files >= policy.min_fragment_files and p.small_file_bytes / p.small_files < fragment_bytes:
+        return (f"fragments: {p.small_files} small files averaging {p.small_file_bytes / p.small_files / MB:.2f} MB, "
+                f"under target/{round(1 / policy.fragment_fraction)} = {fragment_bytes / MB:.1f} MB "
+                f"(min_fragment_files {policy.min_fragment_files})")
+    if p.small_files > policy.min_small_files:
+        return (f"small files: {p.small_files} files under {policy.small_file_fraction:.0%} of the "
+                f"{policy.target_file_size_mb} MB target > min_small_files {policy.min_small_files}")
+    return None
+
+
+def _partition_action(p: PartitionHealth, policy: CompactionPolicy, partition_by: tuple[str, ...],
+                      sort_columns: tuple[str, ...]) -> CompactionAction | None:
+    target = policy.target_file_size_mb * MB
+    reason = _data_reason(p, policy, target)
+    kind = REWRITE_DATA if reason else None
+    if kind is None and p.delete_files >= policy.delete_file_threshold:
+        kind = REWRITE_DELETES
+        reason = (f"delete files: {p.delete_files} >= delete_file_threshold {policy.delete_file_threshold} "
+                  f"({_delete_ratio(p):.0%} of rows deleted, under the ratio)")
+    if kind is None:
+        return None
+    try:
+        where = partition_where(partition_by, p.partition_values)
+    except ConfigError as e:
+        return CompactionAction(kind, p.partition, None, f"skipped: {e}")
+    if kind == REWRITE_DELETES:
+        # File-scoped deletes merge into at most one delete file per data file they touch.
+        after = min(p.delete_files, p.data_files)
+        return CompactionAction(
+            kind, p.partition, where, reason, input_files=0, input_delete_files=p.delete_files,
+            input_bytes=p.delete_bytes, expected_files_after=0, expected_delete_files_after=after,
+            expected_read_amp_after=(p.data_files + after) / p.data_files if p.data_files else 1.0)
+    live_bytes = p.data_bytes * (1 - min(_delete_ratio(p), 1.0))
+    files_after = max(1, math.ceil(live_bytes / target)) if p.data_records > p.delete_records else 0
+    sort_order = _sort_order(sort_columns)
+    return CompactionAction(
+        kind, p.partition, where, reason, strategy="sort" if sort_order else "binpack", sort_order=sort_order,
+        input_files=p.data_files, input_delete_files=p.delete_files, input_bytes=p.data_bytes + p.delete_bytes,
+        expected_files_after=files_after, expected_delete_files_after=0, expected_read_amp_after=1.0,
+        options=data_rewrite_options(policy))
+
+
+def _dangling_cleanup(data: CompactionAction) -> CompactionAction:
+    """After a data rewrite applied a partition's deletes, the position delete files still name the
+    replaced data files (the rewritten files keep the starting sequence number, so Iceberg's
+    sequence-number test cannot tell they are dangling). Rewriting the partition's delete files
+    drops every entry whose data file is gone. Its bytes are already in the data action's."""
+    return CompactionAction(
+        REWRITE_DELETES, data.partition, data.where,
+        f"clean-up after the data rewrite: drop the {data.input_delete_files} delete files it left dangling",
+        input_delete_files=data.input_delete_files, expected_delete_files_after=0)
+
+
+def _manifest_action(metrics: TableHealth, policy: CompactionPolicy) -> CompactionAction | None:
+    if metrics.data_manifests <= policy.manifest_rewrite_threshold:
+        return None
+    return CompactionAction(
+        REWRITE_MANIFESTS, "", None,
+        f"manifests: {metrics.data_manifests} data manifests > manifest_rewrite_threshold {policy.manifest_rewrite_threshold}",
+        input_files=metrics.data_manifests, expected_files_after=max(1, len({p.spec_id for p in metrics.partitions})))
+
+
+def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: tuple[str, ...] = (),
+               sort_columns: tuple[str, ...] = ()) -> CompactionPlan:
+    """Actions within the byte budget, best expected gain first, and the deferred rest."""
+    candidates = [a for p in metrics.partitions if (a := _partition_action(p, policy, partition_by, sort_columns))]
+    runnable = [a for a in candidates if not a.reason.startswith("skipped:")]
+    skipped = [a for a in candidates if a.reason.startswith("skipped:")]
+    runnable.sort(key=lambda a: (-a.expected_files_saved, a.input_bytes, a.partition))
+    budget = policy.max_bytes_per_run_mb * MB
+    actions, deferred, spent = [], list(skipped), 0
+    for action in runnable:
+        if spent + action.input_bytes <= budget:
+            actions.append(action)
+            spent += action.input_bytes
+            if action.kind == REWRITE_DATA and action.input_delete_files:
+                actions.append(_dangling_cleanup(action))
+        else:
+            deferred.append(action)
+    manifests = _manifest_action(metrics, policy)
+    if manifests:
+        actions.append(manifests)  # metadata only: not charged to the data byte budget
+    return CompactionPlan(metrics.table, tuple(actions), tuple(deferred), budget)
+
+
+def plan_compaction(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: tuple[str, ...] = (),
+                    sort_columns: tuple[str, ...] = ()) -> list[CompactionAction]:
+    """The actions of this run (see plan_table for the deferred ones)."""
+    return list(plan_table(metrics, policy, partition_by=partition_by, sort_columns=sort_columns).actions)

@@ -1,0 +1,115 @@
+"""Run a compaction plan with Iceberg's Spark procedures, on the planned partitions only. Decides
+nothing: which partitions, which rewrite and which options come from lakeops.compaction.plan.
+
+Conflicts with concurrent writers (a CDC MERGE adding deletes to a file being rewritten) are
+expected. With partial progress on, Iceberg commits file groups separately and a group whose
+commit conflicts is left out and counted in `failed_data_files_count`; the action is then retried
+(Iceberg plans again on the new state) up to `attempts` times, and whatever still failed is
+reported in the result. A procedure that fails as a whole on a conflict is retried the same way
+and reported `failed` with the error when attempts run out. Nothing is silently lost: Iceberg
+refuses every conflicting commit, so a delete is never dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lakeops.compaction.plan import REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+
+CONFLICT_MARKERS = ("ValidationException", "CommitFailedException", "Cannot commit", "conflicting", "found new")
+DEFAULT_ATTEMPTS = 3
+
+
+@dataclass
+class ActionResult:
+    kind: str
+    partition: str
+    status: str = "pending"
+    """done | partial (some groups still conflicted after every attempt) | failed | dry_run"""
+    attempts: int = 0
+    outputs: dict[str, int] = field(default_factory=dict)
+    """The procedure's output columns, summed over attempts (rewritten_data_files_count, ...)."""
+    conflicts: list[str] = field(default_factory=list)
+    """One line per conflicting attempt: what failed and how it was handled."""
+    error: str | None = None
+    duration_s: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _options_map(options: dict[str, str]) -> str:
+    return "map(" + ", ".join(f"{_quote(k)}, {_quote(v)}" for k, v in sorted(options.items())) + ")"
+
+
+def procedure_sql(catalog: str, table: str, action: CompactionAction) -> str:
+    """The CALL statement of one action (table is catalog.namespace.name)."""
+    args = [f"table => {_quote(table)}"]
+    if action.kind == REWRITE_DATA:
+        args.append(f"strategy => {_quote(action.strategy or 'binpack')}")
+        if action.sort_order:
+            args.append(f"sort_order => {_quote(action.sort_order)}")
+        if action.options:
+            args.append(f"options => {_options_map(action.options)}")
+        if action.where:
+            args.append(f"where => {_quote(action.where)}")
+    elif action.kind == REWRITE_DELETES:
+        if action.where:
+            args.append(f"where => {_quote(action.where)}")
+        args.append(f"options => {_options_map({'partial-progress.enabled': 'true', 'rewrite-all': 'true'})}")
+    elif action.kind != REWRITE_MANIFESTS:
+        raise ValueError(f"unknown compaction action kind {action.kind!r}")
+    return f"CALL {catalog}.system.{action.kind}({', '.join(args)})"
+
+
+def _is_conflict(text: str) -> bool:
+    return any(marker in text for marker in CONFLICT_MARKERS)
+
+
+def run_action(spark: SparkSession, catalog: str, table: str, action: CompactionAction,
+               attempts: int = DEFAULT_ATTEMPTS) -> ActionResult:
+    result = ActionResult(action.kind, action.partition)
+    sql = procedure_sql(catalog, table, action)
+    started = time.monotonic()
+    for attempt in range(1, attempts + 1):
+        result.attempts = attempt
+        spark.sparkContext.setJobDescription(f"lakeops compact {table} {action.partition or '(table)'}: {action.kind} attempt {attempt}")
+        log.info("compaction of %s %s: %s (attempt %d of %d)", table, action.partition or "(table)", action.kind, attempt, attempts)
+        try:
+            row = spark.sql(sql).first()
+        except Exception as e:  # py4j/Spark wrap the Java exception; its class and message are in str(e)
+            text = str(e).splitlines()[0][:400]
+            if not _is_conflict(str(e)):
+                result.status, result.error = "failed", text
+                break
+            result.conflicts.append(f"attempt {attempt}: procedure failed on a concurrent commit: {text}")
+            log.warning("compaction of %s %s conflicted with a concurrent commit (attempt %d of %d): %s",
+                        table, action.partition, attempt, attempts, text)
+            if attempt == attempts:
+                result.status, result.error = "failed", text
+            continue
+        outputs = row.asDict() if row is not None else {}
+        for key, value in outputs.items():
+            result.outputs[key] = result.outputs.get(key, 0) + int(value or 0)
+        failed = int(outputs.get("failed_data_files_count") or 0)
+        if not failed:
+            result.status = "done"
+            break
+        result.conflicts.append(f"attempt {attempt}: {failed} data files in groups whose commit conflicted were left as they were")
+        log.warning("compaction of %s %s: %d data files in conflicting groups not rewritten (attempt %d of %d)",
+                    table, action.partition, failed, attempt, attempts)
+        result.status = "partial"
+    result.duration_s = round(time.monotonic() - started, 2)
+    return result

@@ -1,0 +1,26 @@
+"""A CDC table with real position delete files, built by the CDC ingest job itself."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from lakeops.generator import generate_cdc
+from lakeops.ingest.plan import plan_ingest
+from lakeops.spark.ingest_cdc import run_cdc_ingest
+
+START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+FIVE = timedelta(minutes=5)
+KEYS = {"users": "user_id", "orders": "order_id"}
+
+
+def land_and_merge(spark, config, table: str, intervals: int, per_minute: int = 60, seed: int = 31, merge: int | None = None):
+    """Land `intervals` x 5 minutes of changes and merge the first `merge` intervals (all by default)."""
+    stats = generate_cdc(config.landing_root, START, intervals * 5, per_minute, seed=seed, delete_fraction=0.2)
+    for i in range(intervals if merge is None else merge):
+        start = START + i * FIVE
+        run_cdc_ingest(spark, config, table, plan_ingest(config, table, start, start + FIVE))
+    return stats
+
+
+def keys(spark, config, table: str) -> list[int]:
+    return sorted(r[0] for r in spark.table(config.qualified(table)).select(KEYS[table]).collect())

@@ -1,0 +1,137 @@
+"""plan_compaction against literal health figures: which partitions, which rewrite, why, in budget."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from lakeops.compaction.plan import (REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, plan_compaction, plan_table)
+from lakeops.config import CompactionPolicy
+from lakeops.health.model import FileFigures, PartitionHealth, TableHealth
+
+MB = 1024 * 1024
+POLICY = CompactionPolicy()  # 128 MB target, 10 GB budget
+PARTITION_BY = ("day(created_at)",)
+
+
+def part(day: int, *, data_files=4, data_records=400_000, data_bytes=4 * 100 * MB, small_files=0, small_file_bytes=0,
+         delete_files=0, delete_records=0, delete_bytes=0) -> PartitionHealth:
+    return PartitionHealth(
+        data_files=data_files, data_records=data_records, data_bytes=data_bytes, small_files=small_files,
+        small_file_bytes=small_file_bytes, avg_file_size_bytes=data_bytes / max(data_files, 1),
+        position_delete_files=delete_files, equality_delete_files=0, deletion_vectors=0, delete_files=delete_files,
+        delete_records=delete_records, delete_bytes=delete_bytes,
+        delete_files_per_data_file=delete_files / max(data_files, 1), read_amp_files=1.0, read_amp_bytes=1.0,
+        delete_files_added_per_hour=0.0, delete_bytes_added_per_hour=0.0,
+        partition=f"created_at_day=d{day}", spec_id=0, partition_values=(("created_at_day", day),), last_commit_ms=None)
+
+
+def table(*partitions: PartitionHealth, data_manifests: int = 3) -> TableHealth:
+    fields = {f.name: 0 for f in dataclasses.fields(FileFigures)}
+    return TableHealth(**fields, table="lakeops.orders", evaluated_at_ms=0, snapshot_id=1, format_version=2,
+                       target_file_size_bytes=128 * MB, small_file_threshold_bytes=96 * MB, growth_window_hours=1.0,
+                       snapshots=5, data_manifests=data_manifests, delete_manifests=1, last_commit_ms=None,
+                       last_commit_age_s=None, partitions=partitions)
+
+
+def test_a_clean_table_needs_nothing():
+    assert plan_compaction(table(part(1), part(2)), POLICY, partition_by=PARTITION_BY) == []
+
+
+def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partition_only():
+    deleted = part(2, delete_files=3, delete_records=120_000, delete_bytes=3 * MB)  # 30% of rows deleted
+    below = part(3, delete_files=3, delete_records=119_000, delete_bytes=3 * MB)    # 29.75%
+    [action, cleanup] = plan_compaction(table(part(1), deleted, below), POLICY, partition_by=PARTITION_BY)
+
+    assert action.kind == REWRITE_DATA and action.partition == "created_at_day=d2"
+    assert action.where == "(created_at >= TIMESTAMP '1970-01-03 00:00:00' AND created_at < TIMESTAMP '1970-01-04 00:00:00')"
+    assert action.reason == "deletes: 120000 deleted of 400000 rows (30%) >= delete_ratio_threshold 30%"
+    assert action.strategy == "binpack" and action.sort_order is None
+    assert action.input_files == 4 and action.input_delete_files == 3 and action.input_bytes == 403 * MB
+    assert action.expected_files_after == 3  # 280 MB live / 128 MB target
+    assert action.expected_files_saved == 4
+    assert action.options["partial-progress.enabled"] == "true"
+    assert action.options["delete-file-threshold"] == "10"
+    assert action.options["target-file-size-bytes"] == str(128 * MB)
+    assert action.options["max-concurrent-file-group-rewrites"] == "2"
+    assert (cleanup.kind, cleanup.partition, cleanup.where) == (REWRITE_DELETES, action.partition, action.where)
+    assert cleanup.input_bytes == 0 and cleanup.input_delete_files == 3 and cleanup.expected_delete_files_after == 0
+
+
+def test_amoro_fragments_trigger_at_twelve_files_under_target_over_eight():
+    fragments = part(1, data_files=12, data_bytes=12 * 15 * MB, small_files=12, small_file_bytes=12 * 15 * MB)  # 15 < 16 MB
+    not_fragments = part(2, data_files=12, data_bytes=12 * 17 * MB, small_files=12, small_file_bytes=12 * 17 * MB)
+    eleven = part(3, data_files=11, data_bytes=11 * MB, small_files=11, small_file_bytes=11 * MB)
+    [action] = plan_compaction(table(fragments, not_fragments, eleven), POLICY, partition_by=PARTITION_BY)
+
+    assert action.partition == "created_at_day=d1" and action.kind == REWRITE_DATA
+    assert action.reason.startswith("fragments: 12 small files averaging 15.00 MB, under target/8 = 16.0 MB")
+    assert action.expected_files_after == 2  # 180 MB / 128 MB
+
+
+def test_glue_rule_fires_above_a_hundred_small_files():
+    hundred = part(1, data_files=100, data_bytes=100 * 90 * MB, small_files=100, small_file_bytes=100 * 90 * MB)
+    many = part(2, data_files=101, data_bytes=101 * 90 * MB, small_files=101, small_file_bytes=101 * 90 * MB)
+    [action] = plan_compaction(table(hundred, many), POLICY, partition_by=PARTITION_BY)
+
+    assert action.partition == "created_at_day=d2"
+    assert action.reason == "small files: 101 files under 75% of the 128 MB target > min_small_files 100"
+
+
+def test_many_delete_files_under_the_ratio_get_a_position_delete_rewrite():
+    piled = part(1, data_files=4, delete_files=12, delete_records=1_000, delete_bytes=12 * MB)
+    [action] = plan_compaction(table(piled), POLICY, partition_by=PARTITION_BY)
+
+    assert action.kind == REWRITE_DELETES and action.strategy is None
+    assert action.input_delete_files == 12 and action.expected_delete_files_after == 4
+    assert action.expected_files_saved == 8 and action.input_bytes == 12 * MB
+    assert action.expected_read_amp_after == 2.0
+
+
+def test_delete_files_per_data_file_at_threshold_rewrite_data():
+    per_file = part(1, data_files=2, delete_files=20, delete_records=100, delete_bytes=MB)
+    action, cleanup = plan_compaction(table(per_file), POLICY, partition_by=PARTITION_BY)
+    assert action.kind == REWRITE_DATA and cleanup.kind == REWRITE_DELETES
+    assert action.reason == "deletes: 10.0 delete files per data file >= delete_file_threshold 10"
+
+
+def test_zonemap_columns_make_a_sort_rewrite():
+    fragments = part(1, data_files=12, data_bytes=12 * MB, small_files=12, small_file_bytes=12 * MB)
+    [one] = plan_compaction(table(fragments), POLICY, partition_by=PARTITION_BY, sort_columns=("user_id",))
+    [many] = plan_compaction(table(fragments), POLICY, partition_by=PARTITION_BY, sort_columns=("a", "b", "c", "d"))
+    assert (one.strategy, one.sort_order) == ("sort", "user_id")
+    assert (many.strategy, many.sort_order) == ("sort", "zorder(a, b, c)")
+
+
+def test_byte_budget_takes_the_best_gain_first_and_defers_the_rest():
+    policy = dataclasses.replace(POLICY, max_bytes_per_run_mb=500)
+    big_gain = part(1, data_files=200, data_bytes=200 * 2 * MB, small_files=200, small_file_bytes=400 * MB)  # 400 MB, saves 196
+    small_gain = part(2, data_files=12, data_bytes=12 * MB, small_files=12, small_file_bytes=12 * MB)        # 12 MB, saves 11
+    too_big = part(3, data_files=150, data_bytes=150 * 5 * MB, small_files=150, small_file_bytes=750 * MB)  # 750 MB
+    plan = plan_table(table(small_gain, too_big, big_gain), policy, partition_by=PARTITION_BY)
+
+    assert [a.partition for a in plan.actions] == ["created_at_day=d1", "created_at_day=d2"]
+    assert plan.planned_bytes == 412 * MB <= plan.budget_bytes == 500 * MB
+    assert [a.partition for a in plan.deferred] == ["created_at_day=d3"]
+
+
+def test_manifest_rewrite_when_over_threshold_and_outside_the_budget():
+    actions = plan_compaction(table(part(1), data_manifests=101), POLICY, partition_by=PARTITION_BY)
+    assert [(a.kind, a.partition, a.where, a.input_files, a.expected_files_after) for a in actions] == [
+        (REWRITE_MANIFESTS, "", None, 101, 1)]
+    assert plan_compaction(table(part(1), data_manifests=100), POLICY, partition_by=PARTITION_BY) == []
+
+
+def test_a_partition_of_an_unknown_spec_is_deferred_with_the_reason():
+    fragments = part(1, data_files=12, data_bytes=12 * MB, small_files=12, small_file_bytes=12 * MB)
+    plan = plan_table(table(fragments), POLICY, partition_by=("bucket(8, user_id)",))
+    assert plan.actions == ()
+    assert plan.deferred[0].reason.startswith("skipped: partition field 'created_at_day' is not produced by partition_by")
+
+
+def test_policy_refuses_a_fragment_size_not_below_the_small_file_size():
+    import pytest
+
+    from lakeops.exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match=r"compaction.fragment_fraction: 0.8 must be in \(0, small_file_fraction 0.75\)"):
+        CompactionPolicy(fragment_fraction=0.8)
