@@ -27,6 +27,8 @@ import pendulum
 from airflow.sdk import DAG, Param, task
 from airflow.timetables.interval import CronDataIntervalTimetable
 
+from lakeops_airflow.dag_defaults import default_args
+from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 from lakeops_airflow.sensors import DeleteFileGrowthSensor, ReadAmplificationSensor, SmallFilesSensor
 
@@ -41,11 +43,8 @@ with DAG(
     catchup=False,
     max_active_runs=1,
     tags=["lakeops", "maintenance", "compaction"],
-    default_args={
-        "owner": "data-platform",
-        "retries": 1,
-        "retry_delay": timedelta(minutes=2),
-    },
+    default_args=default_args(retries=1, retry_delay=timedelta(minutes=2)),
+    deadline=dag_deadline("compaction"),
     params={
         "table": Param("orders", type="string", pattern=r"^[a-z_][a-z0-9_]{0,62}$", description="table in lakeops.yaml"),
         "dry_run": Param(False, type="boolean", description="plan and report only"),

@@ -19,12 +19,12 @@ re-run one table). Params `start`/`end` (ISO-8601) for a manual run without a da
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pendulum
 from airflow.sdk import DAG, Param
 from airflow.timetables.interval import CronDataIntervalTimetable
 
+from lakeops_airflow.dag_defaults import default_args
+from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 
 CDC_TABLES = ["users", "orders"]
@@ -38,13 +38,8 @@ with DAG(
     # Intervals apply in order: a later interval's changes never merge before an earlier one's.
     max_active_runs=1,
     tags=["lakeops", "ingest", "cdc"],
-    default_args={
-        "owner": "data-platform",
-        "retries": 2,
-        "retry_delay": timedelta(seconds=30),
-        "retry_exponential_backoff": True,
-        "max_retry_delay": timedelta(minutes=5),
-    },
+    default_args=default_args(),
+    deadline=dag_deadline("ingest"),
     params={
         "start": Param(None, type=["null", "string"], format="date-time", description="override the interval start"),
         "end": Param(None, type=["null", "string"], format="date-time", description="override the interval end"),
