@@ -99,6 +99,13 @@ class SparkConfig:
 class ZonemapConfig:
     columns: tuple[str, ...] = ()
     bloom_columns: tuple[str, ...] = ()
+    hot_memory_mb: int = 64
+    """Bound of the in-memory (hot) micro/hourly entries per process; older ranges are read from the daily master on disk."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.hot_memory_mb, bool) or not isinstance(self.hot_memory_mb, int) or not 1 <= self.hot_memory_mb <= 65536:
+            raise ConfigError(f"zonemap.hot_memory_mb: {self.hot_memory_mb!r} must be a whole number of MiB between 1 and 65536; "
+                              "64 holds the entries of about 100,000 files")
 
 
 @dataclass(frozen=True)

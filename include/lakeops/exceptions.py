@@ -17,3 +17,7 @@ class SetupError(LakeopsError):
 
 class IngestError(LakeopsError):
     """An ingest batch could not be read or committed."""
+
+
+class ZonemapError(LakeopsError):
+    """A zonemap-pruned read cannot honor the table's state on the path asked for."""

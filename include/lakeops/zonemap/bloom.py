@@ -11,6 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import mmh3
+from pyiceberg.types import IntegerType, LongType, StringType
+
+# Only types whose Python value is the same in a data file and in a bound literal (int and long
+# hash alike, so widening keeps a filter valid); timestamps, floats and the rest get no filter.
+BLOOM_TYPES = (IntegerType, LongType, StringType)
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,35 @@
-"""Zonemap entries for the data files a snapshot added, from Iceberg's own per-file metrics
-(manifest lower/upper bounds and null counts): no scan of the data. Bloom filters are the one
-exception: they need the column's values, read column-only from the new files."""
+"""Zonemap entries for data files, from Iceberg's own per-file metrics (manifest lower/upper
+bounds and null counts): no scan of the data. Two exceptions read single columns of the file
+(by field id, so renamed columns are found): Bloom filters need the values, and string bounds
+Iceberg truncated (to 16 characters by default) are replaced by the exact min and max."""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from pyiceberg.conversions import from_bytes
 from pyiceberg.manifest import DataFileContent, ManifestEntryStatus
-from pyiceberg.types import PrimitiveType
+from pyiceberg.types import PrimitiveType, StringType
 
-from lakeops.zonemap.bloom import BloomFilter
+from lakeops.zonemap.bloom import BLOOM_TYPES, BloomFilter
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 
 if TYPE_CHECKING:
     from pyiceberg.manifest import DataFile
+    from pyiceberg.schema import Schema
     from pyiceberg.table import Table
 
+    from lakeops.zonemap.live import LiveFile
+
 log = logging.getLogger(__name__)
+
+METRICS_DEFAULT = "write.metadata.metrics.default"
+METRICS_COLUMN = "write.metadata.metrics.column."
+_TRUNCATE = re.compile(r"truncate\((\d+)\)")
 
 
 def added_data_files(table: Table, snapshot_id: int) -> list[DataFile]:
@@ -36,13 +46,30 @@ def added_data_files(table: Table, snapshot_id: int) -> list[DataFile]:
     return files
 
 
-def entry_from_metrics(data_file: DataFile, snapshot_id: int, table: Table, columns: tuple[str, ...]) -> ZonemapEntry:
-    schema = table.schema()
-    stats = {}
+def indexed_fields(schema: Schema, columns: Iterable[str]) -> list[Any]:
+    """The configured columns present in schema (a renamed or dropped one is skipped, logged)."""
+    fields = []
     for name in columns:
-        field = schema.find_field(name)
-        if not isinstance(field.field_type, PrimitiveType):
+        try:
+            field = schema.find_field(name)
+        except ValueError:
+            log.warning("zonemap column %r is not in the table schema (renamed or dropped); it is not indexed", name)
             continue
+        if isinstance(field.field_type, PrimitiveType):
+            fields.append(field)
+    return fields
+
+
+def truncate_length(properties: dict[str, str], column: str) -> int | None:
+    """The length Iceberg truncates this column's bounds to; None when it keeps them whole."""
+    mode = properties.get(METRICS_COLUMN + column) or properties.get(METRICS_DEFAULT) or "truncate(16)"
+    match = _TRUNCATE.fullmatch(mode.strip())
+    return int(match.group(1)) if match else (None if mode.strip() == "full" else 0)
+
+
+def entry_from_metrics(data_file: DataFile, snapshot_id: int, table: Table, columns: tuple[str, ...]) -> ZonemapEntry:
+    stats = {}
+    for field in indexed_fields(table.schema(), columns):
         lower = (data_file.lower_bounds or {}).get(field.field_id)
         upper = (data_file.upper_bounds or {}).get(field.field_id)
         stats[field.field_id] = ColumnStats(
@@ -55,19 +82,64 @@ def entry_from_metrics(data_file: DataFile, snapshot_id: int, table: Table, colu
                         partition, stats)
 
 
-def entries_for_snapshot(table: Table, snapshot_id: int, columns: tuple[str, ...], bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
-    """One entry per data file the snapshot added, with Bloom filters for bloom_columns."""
+def needs_exact_bounds(stats: ColumnStats, record_count: int, limit: int | None) -> bool:
+    """A string bound Iceberg may have truncated (or not kept) for a column holding values."""
+    if limit is None:
+        return False
+    if stats.null_count is not None and stats.null_count >= record_count:
+        return False
+    if stats.lower is None or stats.upper is None:
+        return True
+    return len(stats.lower) >= limit or len(stats.upper) >= limit
+
+
+def read_columns_by_id(table: Table, path: str, field_ids: set[int]) -> dict[int, list[Any]]:
+    """Values of the given columns of one data file, found by Parquet field id."""
     import pyarrow.parquet as pq
 
-    entries = [entry_from_metrics(f, snapshot_id, table, columns) for f in added_data_files(table, snapshot_id)]
-    if not bloom_columns:
-        return entries
+    with table.io.new_input(path).open() as stream:
+        parquet = pq.ParquetFile(stream)
+        names = {}
+        for f in parquet.schema_arrow:
+            raw = (f.metadata or {}).get(b"PARQUET:field_id")
+            if raw is not None and int(raw) in field_ids:
+                names[int(raw)] = f.name
+        data = parquet.read(columns=list(names.values())) if names else None
+    return {fid: data.column(name).to_pylist() for fid, name in names.items()} if data is not None else {}
+
+
+def complete(table: Table, entry: ZonemapEntry, columns: tuple[str, ...], bloom_columns: tuple[str, ...]) -> ZonemapEntry:
+    """Add Bloom filters and exact string bounds, reading only the columns that need them."""
     schema = table.schema()
-    with_blooms = []
-    for entry in entries:
-        with table.io.new_input(entry.file_path).open() as stream:
-            parquet = pq.read_table(stream, columns=list(bloom_columns))
-        blooms = {schema.find_field(c).field_id: BloomFilter.build(parquet.column(c).to_pylist()) for c in bloom_columns}
-        with_blooms.append(dataclasses.replace(entry, blooms=blooms))
-    log.info("zonemap: %d entries for snapshot %s, Bloom filters on %s", len(with_blooms), snapshot_id, list(bloom_columns))
-    return with_blooms
+    blooms = [f for f in indexed_fields(schema, bloom_columns) if isinstance(f.field_type, BLOOM_TYPES)]
+    exact = [f for f in indexed_fields(schema, columns) if isinstance(f.field_type, StringType) and f.field_id in entry.columns
+             and needs_exact_bounds(entry.columns[f.field_id], entry.record_count, truncate_length(table.properties, f.name))]
+    wanted = {f.field_id for f in blooms + exact}
+    if not wanted:
+        return entry
+    values = read_columns_by_id(table, entry.file_path, wanted)
+    stats = dict(entry.columns)
+    for f in exact:
+        present = [v for v in values.get(f.field_id, []) if v is not None]
+        if f.field_id in values:
+            stats[f.field_id] = dataclasses.replace(stats[f.field_id], lower=min(present, default=None), upper=max(present, default=None))
+    built = {f.field_id: BloomFilter.build(values[f.field_id]) for f in blooms if f.field_id in values}
+    return dataclasses.replace(entry, columns=stats, blooms={**entry.blooms, **built})
+
+
+def entries_for_files(table: Table, files: list[LiveFile], columns: tuple[str, ...], bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
+    """Entries for live files the index lacks (reconcile), the same way a micro zonemap builds them."""
+    entries = []
+    for i, live in enumerate(files, 1):
+        entries.append(complete(table, entry_from_metrics(live.data_file, live.added_snapshot_id, table, columns), columns, bloom_columns))
+        if i % 500 == 0:
+            log.info("zonemap: built %d of %d entries from manifest metrics", i, len(files))
+    return entries
+
+
+def entries_for_snapshot(table: Table, snapshot_id: int, columns: tuple[str, ...], bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
+    """One entry per data file the snapshot added, with Bloom filters for bloom_columns."""
+    entries = [complete(table, entry_from_metrics(f, snapshot_id, table, columns), columns, bloom_columns)
+               for f in added_data_files(table, snapshot_id)]
+    log.info("zonemap: %d entries for snapshot %s, Bloom filters on %s", len(entries), snapshot_id, list(bloom_columns))
+    return entries

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from lakeops.config import TableConfig
 from lakeops.zonemap.build import entries_for_snapshot
-from lakeops.zonemap.store import publish, to_arrow, zonemap_root
+from lakeops.zonemap.store import publish, to_arrow, types_for, zonemap_root
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -23,8 +23,6 @@ def micro_zonemap_uri(table: Table, snapshot_id: int) -> str:
 def write_micro_zonemap(table: Table, spec: TableConfig, snapshot_id: int) -> tuple[str, int]:
     """(uri, entries) of the micro zonemap for the files snapshot_id added."""
     entries = entries_for_snapshot(table, snapshot_id, spec.zonemap.columns, spec.zonemap.bloom_columns)
-    fields = [table.schema().find_field(c) for c in spec.zonemap.columns]
-    types = {f.field_id: f.field_type for f in fields}
-    uri = publish(micro_zonemap_uri(table, snapshot_id), to_arrow(entries, types))
+    uri = publish(micro_zonemap_uri(table, snapshot_id), to_arrow(entries, types_for(table.schema())))
     log.info("zonemap: wrote %d micro entries for snapshot %s to %s", len(entries), snapshot_id, uri)
     return uri, len(entries)

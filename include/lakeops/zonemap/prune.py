@@ -15,6 +15,7 @@ from pyiceberg.expressions.literals import Literal
 from pyiceberg.expressions.visitors import BoundBooleanExpressionVisitor, bind, rewrite_not, visit
 from pyiceberg.schema import Schema
 
+from lakeops.zonemap.bloom import BLOOM_TYPES
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 
 
@@ -44,7 +45,10 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
         return stats is not None and self._all_null(stats)
 
     def _bloom_excludes(self, term: Any, values: set[Any]) -> bool:
-        bloom = self.entry.blooms.get(term.ref().field.field_id)
+        field = term.ref().field
+        if not isinstance(field.field_type, BLOOM_TYPES):
+            return False  # a filter hashes string forms: only types whose values hash alike everywhere
+        bloom = self.entry.blooms.get(field.field_id)
         return bloom is not None and not any(bloom.might_contain(v) for v in values)
 
     def visit_true(self) -> bool:
@@ -107,7 +111,11 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
 
     def visit_not_in(self, term: Any, literals: set[Any]) -> bool:
         values = {getattr(v, "value", v) for v in literals}
-        # Only a file whose every non-null value is one excluded value cannot match (nulls never match).
+        # pyiceberg's Arrow filter (NOT is_in) keeps null rows where SQL drops them: a file that may
+        # hold a null may match. Otherwise only a file whose every value is one excluded value cannot.
+        stats = self._stats(term)
+        if stats is None or stats.null_count is None or stats.null_count > 0:
+            return True
         return self._compare(term, lambda lo, hi: not (lo == hi and lo in values))
 
     def visit_starts_with(self, term: Any, literal: Literal[Any]) -> bool:

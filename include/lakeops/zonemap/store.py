@@ -23,6 +23,7 @@ from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 
 if TYPE_CHECKING:
     from pyarrow.fs import FileSystem
+    from pyiceberg.schema import Schema
 
 log = logging.getLogger(__name__)
 
@@ -78,38 +79,52 @@ def from_arrow(table: pa.Table) -> list[ZonemapEntry]:
                 from_bytes(t, c["lower"]) if c["lower"] is not None else None,
                 from_bytes(t, c["upper"]) if c["upper"] is not None else None,
                 c["null_count"])
-        blooms = {b["field_id"]: BloomFilter(b["bits"], b["hashes"]) for b in row["blooms"]}
-        entries.append(ZonemapEntry(row["file_path"], row["snapshot_id"], row["record_count"], row["file_size"],
-                                    row["partition"], columns, blooms))
+        blooms = {b["field_id"]: BloomFilter(b["bits"], b["hashes"]) for b in row.get("blooms") or []}
+        entries.append(ZonemapEntry(row["file_path"], row.get("snapshot_id", 0), row["record_count"], row.get("file_size", 0),
+                                    row.get("partition", ""), columns, blooms))
     return entries
 
 
-def publish(uri: str, data: pa.Table) -> str:
+def publish(uri: str, data: pa.Table, row_group_size: int | None = None) -> str:
     """Write data to uri atomically: a hidden temporary file, then a move into place."""
     fs, path = _filesystem(uri)
     folder, name = path.rsplit("/", 1)
     fs.create_dir(folder, recursive=True)
     tmp = f"{folder}/.{name}.{uuid.uuid4().hex}.tmp"
     with fs.open_output_stream(tmp) as out:
-        pq.write_table(data, out)
+        pq.write_table(data, out, row_group_size=row_group_size)
     fs.move(tmp, path)
     return uri
 
 
+def types_for(schema: Schema) -> dict[int, PrimitiveType]:
+    """Field id -> current type of every top-level primitive column (bounds are written in the current type)."""
+    return {f.field_id: f.field_type for f in schema.columns if isinstance(f.field_type, PrimitiveType)}
+
+
+def read_file(uri: str, columns: list[str] | None = None) -> pa.Table:
+    fs, path = _filesystem(uri)
+    with fs.open_input_file(path) as stream:
+        return pq.read_table(stream, columns=columns)
+
+
+def read_files(uris: list[str]) -> tuple[list[ZonemapEntry], list[str]]:
+    """Entries of the given zonemap files, and those that could not be read (logged, then ignored:
+    their data files are then read in full until a consolidation rebuilds their entries)."""
+    entries, unreadable = [], []
+    for uri in uris:
+        try:
+            entries.extend(from_arrow(read_file(uri)))
+        except FileNotFoundError:
+            log.info("zonemap file %s is gone (removed by a consolidation after it was listed)", uri)
+        except (OSError, pa.ArrowInvalid, KeyError, ValueError) as e:
+            log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, e)
+            unreadable.append(uri)
+    return entries, unreadable
+
+
 def read_level(root: str, level: str) -> tuple[list[ZonemapEntry], list[str]]:
     """Every entry of one level, and the files that could not be read (logged, then ignored)."""
-    from pyarrow.fs import FileSelector, FileType
+    from lakeops.zonemap.snapmap import list_files
 
-    fs, path = _filesystem(f"{root}/{level}")
-    infos = fs.get_file_info(FileSelector(path, allow_not_found=True))
-    entries, unreadable = [], []
-    for info in sorted(infos, key=lambda i: i.path):
-        if info.type != FileType.File or info.base_name.startswith((".", "_")):
-            continue
-        try:
-            with fs.open_input_file(info.path) as stream:
-                entries.extend(from_arrow(pq.read_table(stream)))
-        except (OSError, pa.ArrowInvalid, KeyError, ValueError) as e:
-            log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", info.path, e)
-            unreadable.append(info.path)
-    return entries, unreadable
+    return read_files(list_files(root, level))
