@@ -33,6 +33,7 @@ from benchmarks.zonemap_table import SmallFileTable, build_small_file_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    from pyiceberg.table import Table
     from pyspark.sql import SparkSession
 
 log = logging.getLogger("benchmarks.zonemap")
@@ -55,10 +56,14 @@ class Sizes:
     batches_per_writer: int = 4
     batch_minutes: int = 5
     events_per_minute: int = 1000
+    hot_hours: int = 24
+    commit_hours: int = 1
+    """Small-file table: one add_files commit (and one micro zonemap) per this many hours of batches."""
+    """The small-file table's last hours stay in micro zonemaps (hot); older ones go to the daily master."""
 
 
 QUICK = Sizes(files=300, rows_per_file=100, days=14, repetitions=1, rounds=1, writers=2, batches_per_writer=1,
-              events_per_minute=200)
+              events_per_minute=200, commit_hours=6)
 
 
 @dataclass(frozen=True)
@@ -71,18 +76,19 @@ class Report:
     seconds: float
 
 
-def _micro_entries(root: str) -> pa.Table:
-    import pyarrow.dataset as ds
+def _index_entries(table: Table) -> pa.Table:
+    """Every zonemap entry of the small-file table (daily master + micro files), as stored."""
+    import pyarrow as pa
 
-    from benchmarks.zonemap_reads import _local
+    from lakeops.zonemap.index import index_files
+    from lakeops.zonemap.store import read_file
 
-    return ds.dataset(_local(f"{root}/micro"), format="parquet", exclude_invalid_files=True).to_table()
+    files = index_files(table.location())
+    return pa.concat_tables([read_file(uri) for uri in ([files.master] if files.master else []) + files.micro])
 
 
 def run(spark: SparkSession, work_dir: Path, sizes: Sizes) -> Report:
     """The whole benchmark on a fresh catalog under work_dir, on a running Spark session."""
-    from lakeops.zonemap.store import zonemap_root
-
     began = time.perf_counter()
     tables = {SMALL: events_table(ZONEMAP)}
     for v in VARIANTS:
@@ -94,13 +100,14 @@ def run(spark: SparkSession, work_dir: Path, sizes: Sizes) -> Report:
     log.info("B: building the small-file table (%d files of %d rows over %d days)", sizes.files, sizes.rows_per_file, sizes.days)
     ensure_tables(spark, catalog, config, SMALL)
     small = catalog.load_table(config.identifier(SMALL))
-    built = build_small_file_table(small, config.table(SMALL), sizes.files, sizes.rows_per_file, sizes.days, NOW)
+    built = build_small_file_table(small, config.table(SMALL), sizes.files, sizes.rows_per_file, sizes.days, NOW,
+                                   sizes.hot_hours, sizes.commit_hours)
     small = catalog.load_table(config.identifier(SMALL))
 
     minutes = (sizes.rounds + 1) * sizes.writers * sizes.batches_per_writer * sizes.batch_minutes
     log.info("A: landing %d minutes of events", minutes)
     generate_events(config.landing_root, INGEST_START, minutes, sizes.events_per_minute, seed=21, users=20_000)
-    seed = _micro_entries(zonemap_root(small.location()))
+    seed = _index_entries(small)
     rounds = run_ingest_rounds(spark, config, INGEST_START, sizes.rounds, sizes.writers, sizes.batches_per_writer,
                                sizes.batch_minutes, seed)
     ingest = summarize(rounds)
@@ -108,7 +115,7 @@ def run(spark: SparkSession, work_dir: Path, sizes: Sizes) -> Report:
 
     log.info("B: selective reads, %d repetitions each", sizes.repetitions)
     reads, _ = run_reads(spark, config.qualified(SMALL), small, NOW, sizes.repetitions)
-    return Report(sizes, built, ingest, reads, index_memory(small, NOW), time.perf_counter() - began)
+    return Report(sizes, built, ingest, reads, index_memory(small), time.perf_counter() - began)
 
 
 def render(report: Report) -> str:
@@ -135,12 +142,17 @@ def render(report: Report) -> str:
         "## B. Selective reads on a table of many small files",
         "",
         f"{t.files:,} Parquet files ({t.rows:,} rows, one file per micro-batch over {s.days} days, sorted by event_time), "
-        f"registered in {t.commits:,} commits with pyiceberg add_files, one lakeops micro zonemap per commit ({build}). "
-        f"Hot: ranges ending at the table's newest data; cold: ranges 7 to 14 days back. Median of {s.repetitions} "
-        "repetition(s) after a warm-up. Files and bytes: Spark's from the Iceberg scan metrics "
-        "(resultDataFiles, totalDataFileSize); zonemap: candidate_files(); oracle: the files that truly hold a match. "
-        "Zonemap planning is candidate_files() (pyiceberg plan of the live files + reading the micro zonemaps + "
-        "pruning); its read is pyarrow over the candidate files. Every method returned the same rows.",
+        f"registered in {t.commits:,} commits ({s.commit_hours} h of batches each) with pyiceberg add_files, one lakeops micro zonemap per commit, then the daily "
+        f"consolidation of all but the last {s.hot_hours} h into the master ({build}). "
+        f"Hot: ranges ending at the table's newest data (zonemap entries of the last {s.hot_hours} h in memory); cold: "
+        f"ranges 7 to 14 days back (entries in the daily master on disk, read per lookup). Median of {s.repetitions} "
+        "repetition(s) after a warm-up. Files and bytes: spark from the Iceberg scan metrics (resultDataFiles, "
+        "totalDataFileSize); zonemap (pyarrow): lakeops.zonemap.reads (candidate_files() intersected with pyiceberg's "
+        "planned tasks, read by pyiceberg's Arrow reader); zonemap (Spark): lakeops.spark.zonemap_reads.pruned_frame "
+        "(candidate files' tasks staged as an Iceberg scan task set); oracle: the files that truly hold a match, read "
+        "by pyiceberg's Arrow reader. Planning: Iceberg's totalPlanningDuration for spark; everything before the first "
+        "row is read for the zonemap paths (candidate_files() with pyiceberg's plan of the live files, plus the task "
+        "planning). Every method returned the same rows.",
         "",
         reads_table(report.reads),
         "",
@@ -156,14 +168,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repetitions", type=int, help="timed runs per query and method (median reported)")
     parser.add_argument("--rounds", type=int, help="ingest rounds per variant (median rows/s reported)")
     parser.add_argument("--writers", type=int, help="concurrent ingest writers")
+    parser.add_argument("--commit-hours", type=int, help="small-file table: hours of batches per add_files commit (default 1)")
     parser.add_argument("--work-dir", default=str(PROJECT_ROOT / "build" / "bench-zonemap"),
                         help="scratch folder for the benchmark's catalog, warehouse and landing zone (emptied first)")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else Sizes()
-    for key in ("files", "repetitions", "rounds", "writers"):
+    for key in ("files", "repetitions", "rounds", "writers", "commit_hours"):
         if getattr(args, key) is not None:
             if getattr(args, key) < 1:
-                parser.error(f"--{key} {getattr(args, key)} must be at least 1")
+                parser.error(f"--{key.replace('_', '-')} {getattr(args, key)} must be at least 1")
             sizes = replace(sizes, **{key: getattr(args, key)})
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("lakeops.zonemap", "lakeops.spark", "py4j"):

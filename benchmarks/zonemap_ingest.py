@@ -94,10 +94,11 @@ def _writer(session: SparkSession, config: LakeopsConfig, variant: Variant, inte
 
 
 def run_ingest_rounds(spark: SparkSession, config: LakeopsConfig, start: datetime, rounds: int, writers: int,
-                      batches_per_writer: int, batch_minutes: int, seed: pa.Table | None) -> list[Round]:
+                      batches_per_writer: int, batch_minutes: int, seed: pa.Table | None,
+                      variants: tuple[Variant, ...] = VARIANTS, warm_up: bool = True) -> list[Round]:
     """Ingest (rounds + 1) x writers x batches_per_writer intervals of batch_minutes into every
     variant; the first round is a warm-up and is not returned."""
-    variants = [v for v in VARIANTS if seed is not None or not v.seeded]
+    variants = [v for v in variants if seed is not None or not v.seeded]
     catalog = load_catalog(config.catalog)
     sessions = {}
     for v in variants:
@@ -108,7 +109,8 @@ def run_ingest_rounds(spark: SparkSession, config: LakeopsConfig, start: datetim
     per_round = writers * batches_per_writer
     step = timedelta(minutes=batch_minutes)
     results = []
-    for r in range(rounds + 1):  # round 0 warms up the JVM, the sessions and each variant's code path
+    first_timed = 1 if warm_up else 0
+    for r in range(rounds + first_timed):  # round 0 warms up the JVM, the sessions and each variant's code path
         first = start + r * per_round * step
         intervals = [(first + i * step, first + (i + 1) * step) for i in range(per_round)]
         order = variants[r % len(variants):] + variants[:r % len(variants)]
@@ -122,7 +124,7 @@ def run_ingest_rounds(spark: SparkSession, config: LakeopsConfig, start: datetim
                            sum(d[1] for d in done), sum(d[2] for d in done))
             log.info("ingest round %d, %s: %d rows in %.1f s (%.0f rows/s), %d commits, lock waited %.1f s",
                      r, v.name, result.rows, seconds, result.rows_per_s, result.commits, result.lock_wait_s)
-            if r:
+            if r >= first_timed:
                 results.append(result)
     return results
 

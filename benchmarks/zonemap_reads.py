@@ -1,12 +1,14 @@
-"""Selective reads on the small-file table, three ways, for the same predicates:
+"""Selective reads on the small-file table, four ways, for the same predicates:
 
 * spark: Spark SQL over the Iceberg table, with Iceberg's own pruning (partitions, manifest and
   file min/max metrics); planning time, files and bytes from the Iceberg scan's Spark metrics
   (totalPlanningDuration, resultDataFiles, totalDataFileSize);
-* zonemap: lakeops' candidate_files() (planning), then a pyarrow read of the candidate files
-  with the predicate applied;
+* zonemap (pyarrow): lakeops.zonemap.reads: candidate_files() (hot entries in memory, the daily
+  master from disk) intersected with pyiceberg's planned tasks, read by pyiceberg's Arrow reader;
+* zonemap (Spark): lakeops.spark.zonemap_reads.pruned_frame: the candidate files' scan tasks
+  staged as an Iceberg scan task set, read by Spark;
 * oracle: the files that truly hold a matching row (found once by reading the predicate columns
-  of every file), read the same way: the floor any pruning could reach.
+  of every file), read by pyiceberg's Arrow reader: the floor any pruning could reach.
 
 Every method must return the same number of rows; a difference stops the run.
 """
@@ -16,7 +18,6 @@ from __future__ import annotations
 import logging
 import statistics
 import time
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,18 +28,18 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 from pyiceberg import expressions as E
 from pyiceberg.expressions.visitors import bind
-from pyiceberg.io.pyarrow import expression_to_pyarrow
+from pyiceberg.io.pyarrow import ArrowScan, expression_to_pyarrow
 
-from lakeops.zonemap.candidates import candidate_files
-from lakeops.zonemap.store import read_level, zonemap_root
+from lakeops.spark.zonemap_reads import pruned_frame
+from lakeops.zonemap.hot import hot_stats
+from lakeops.zonemap.reads import pruned_tasks
 
 if TYPE_CHECKING:
-    from pyiceberg.table import Table
+    from pyiceberg.table import FileScanTask, Table
     from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
 
-METHODS = ("spark", "zonemap", "oracle")
 PREDICATE_COLUMNS = ["event_time", "user_id", "country", "event_type"]
 
 
@@ -84,14 +85,6 @@ class Measure:
 def _local(uri: str) -> str:
     parsed = urlparse(uri)
     return parsed.path if parsed.scheme in ("file", "") else uri
-
-
-def read_files(paths: list[str], predicate: pa.compute.Expression | None, columns: list[str] | None = None) -> pa.Table:
-    """The rows of `paths` matching predicate, read with pyarrow (multi-threaded over the files)."""
-    if not paths:
-        return pa.table({})
-    dataset = ds.dataset([_local(p) for p in paths], format="parquet")
-    return dataset.to_table(columns=columns, filter=predicate)
 
 
 def arrow_filter(table: Table, expression: E.BooleanExpression) -> pa.compute.Expression:
@@ -165,29 +158,55 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return result, time.perf_counter() - began
 
 
-def measure_query(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[str],
-                  sizes: dict[str, int], repetitions: int) -> list[Measure]:
-    """Median planning and wall time over `repetitions` runs (after one warm-up run) per method."""
-    predicate = arrow_filter(table, query.expression())
-    live = len(sizes)
+def _arrow_read(table: Table, query: Query, tasks: list[FileScanTask]) -> pa.Table:
+    scan = table.scan(row_filter=query.expression())
+    return ArrowScan(scan.table_metadata, scan.io, scan.projection(), scan.row_filter, scan.case_sensitive,
+                     scan.limit).to_table(tasks)
+
+
+def _spark(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
+    (rows, metrics), wall = _timed(lambda: spark_read(spark, qualified, query))
+    return Measure(query.name, query.range, "spark", metrics.get("totalPlanningDuration", 0) / 1000, wall,
+                   metrics.get("resultDataFiles", -1), metrics.get("totalDataFileSize", -1), rows.num_rows, 0)
+
+
+def _zonemap_arrow(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
+    began = time.perf_counter()
+    tasks, found, _ = pruned_tasks(table, query.expression())
+    planned = time.perf_counter() - began
+    rows = _arrow_read(table, query, tasks)
+    return Measure(query.name, query.range, "zonemap (pyarrow)", planned, time.perf_counter() - began, len(tasks),
+                   sum(t.file.file_size_in_bytes for t in tasks), rows.num_rows, found.live_files)
+
+
+def _zonemap_spark(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
+    began = time.perf_counter()
+    with pruned_frame(spark, qualified, table, query.expression()) as read:
+        planned = time.perf_counter() - began
+        rows = read.frame.toArrow()
+    return Measure(query.name, query.range, "zonemap (Spark)", planned, time.perf_counter() - began, read.files_read,
+                   read.bytes_read, rows.num_rows, read.candidates.live_files)
+
+
+def _oracle(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
+    rows, wall = _timed(lambda: _arrow_read(table, query, oracle))
+    return Measure(query.name, query.range, "oracle", 0.0, wall, len(oracle), sum(t.file.file_size_in_bytes for t in oracle),
+                   rows.num_rows, 0)
+
+
+RUNNERS = {"spark": _spark, "zonemap (pyarrow)": _zonemap_arrow, "zonemap (Spark)": _zonemap_spark, "oracle": _oracle}
+METHODS = tuple(RUNNERS)
+
+
+def measure_query(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask],
+                  live: int, repetitions: int) -> list[Measure]:
+    """Median planning and wall time over `repetitions` runs per method, after one warm-up run."""
     runs: dict[str, list[Measure]] = {m: [] for m in METHODS}
     for rep in range(repetitions + 1):
-        (rows, metrics), wall = _timed(lambda: spark_read(spark, qualified, query))
-        runs["spark"].append(Measure(query.name, query.range, "spark", metrics.get("totalPlanningDuration", 0) / 1000, wall,
-                                     metrics.get("resultDataFiles", -1), metrics.get("totalDataFileSize", -1),
-                                     rows.num_rows, live))
-        began = time.perf_counter()
-        found = candidate_files(table, query.expression())
-        planned = time.perf_counter() - began
-        rows = read_files(found.files, predicate)
-        runs["zonemap"].append(Measure(query.name, query.range, "zonemap", planned, time.perf_counter() - began,
-                                       len(found.files), sum(sizes[p] for p in found.files), rows.num_rows, live))
-        rows, wall = _timed(lambda: read_files(oracle, predicate))
-        runs["oracle"].append(Measure(query.name, query.range, "oracle", 0.0, wall, len(oracle),
-                                      sum(sizes[p] for p in oracle), rows.num_rows, live))
-        if rep == 0:
-            for m in METHODS:
-                runs[m].clear()  # the warm-up run: JIT, caches
+        for method, runner in RUNNERS.items():
+            measure = runner(spark, qualified, table, query, oracle)
+            if rep:  # run 0 warms up the JIT and caches (the hot index among them)
+                runs[method].append(measure)
     results = []
     for method, measures in runs.items():
         first = measures[0]
@@ -202,36 +221,47 @@ def measure_query(spark: SparkSession, qualified: str, table: Table, query: Quer
 
 @dataclass(frozen=True)
 class IndexMemory:
-    entries: int
-    bytes: int
-    hot_entries: int
+    hot_files: int
     hot_bytes: int
-    hot_window_hours: int
+    max_bytes: int
+    hot_entries: int
+    master_entries: int
+    master_bytes: int
 
 
-def index_memory(table: Table, now: datetime, hot_hours: int = 24) -> IndexMemory:
-    """Python heap held by the micro entries once loaded (tracemalloc), and the share of the
-    entries whose files reach into the last hot_hours: what a hot in-memory index would hold."""
-    tracemalloc.start()
-    entries, _ = read_level(zonemap_root(table.location()), "micro")
-    held, _ = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    field_id = table.schema().find_field("event_time").field_id
-    since = int((now - timedelta(hours=hot_hours)).timestamp() * 1_000_000)
-    hot = sum(1 for e in entries if e.columns[field_id].upper is not None and e.columns[field_id].upper >= since)
-    return IndexMemory(len(entries), held, hot, held * hot // max(len(entries), 1), hot_hours)
+def index_memory(table: Table) -> IndexMemory:
+    """What the hot index holds in memory (lakeops.zonemap.hot: Arrow sizes of the cached entries),
+    against the daily master on disk."""
+    from pyarrow.fs import FileType
+
+    from lakeops.zonemap.index import hot_index, index_files
+    from lakeops.zonemap.store import _filesystem
+
+    files = index_files(table.location())
+    hot, _ = hot_index(files)
+    stats = hot_stats()
+    master_entries = master_bytes = 0
+    if files.master:
+        import pyarrow.parquet as pq
+
+        fs, path = _filesystem(files.master)
+        info = fs.get_file_info(path)
+        if info.type == FileType.File:
+            master_bytes = info.size
+            with fs.open_input_file(path) as stream:
+                master_entries = pq.ParquetFile(stream).metadata.num_rows
+    return IndexMemory(stats.files, stats.bytes, stats.max_bytes, len(hot), master_entries, master_bytes)
 
 
 def run_reads(spark: SparkSession, qualified: str, table: Table, now: datetime, repetitions: int) -> tuple[list[Measure], list[Query]]:
-    live = list(table.scan().plan_files())
-    sizes = {t.file.file_path: t.file.file_size_in_bytes for t in live}
-    by_local = {_local(p): p for p in sizes}
+    live = {t.file.file_path: t for t in table.scan().plan_files()}
+    by_local = {_local(p): p for p in live}
     began = time.perf_counter()
     scan = full_scan(table)
     queries = make_queries(scan, now)
     oracles = {q: oracle_files(table, scan, q, by_local) for q in queries}
-    log.info("oracle: predicate columns of %d files read once in %.1f s", len(sizes), time.perf_counter() - began)
+    log.info("oracle: predicate columns of %d files read once in %.1f s", len(live), time.perf_counter() - began)
     results = []
     for query in queries:
-        results += measure_query(spark, qualified, table, query, oracles[query], sizes, repetitions)
+        results += measure_query(spark, qualified, table, query, [live[p] for p in oracles[query]], len(live), repetitions)
     return results, queries

@@ -30,10 +30,11 @@ def reads_table(measures: list[Measure]) -> str:
 
 
 def memory_line(memory: IndexMemory) -> str:
-    return (f"Micro index held in memory (Python heap, tracemalloc): {memory.entries:,} entries in "
-            f"{memory.bytes / MIB:,.1f} MiB ({memory.bytes // max(memory.entries, 1):,} bytes an entry, Bloom filter "
-            f"included); the {memory.hot_entries:,} entries whose files reach into the last {memory.hot_window_hours} h "
-            f"(what a hot index would hold) take about {memory.hot_bytes / MIB:,.2f} MiB.")
+    return (f"Hot index in memory (lakeops.zonemap.hot, Arrow sizes): {memory.hot_entries:,} entries from "
+            f"{memory.hot_files:,} micro zonemap files, {memory.hot_bytes / MIB:,.2f} MiB of a {memory.max_bytes / MIB:,.0f} MiB "
+            f"bound ({memory.hot_bytes // max(memory.hot_entries, 1):,} bytes an entry, Bloom filter included). "
+            f"Cold: the daily master on disk, {memory.master_entries:,} entries in {memory.master_bytes / MIB:,.2f} MiB, "
+            "never held in memory.")
 
 
 def plot_reads(measures: list[Measure], path: Path) -> Path:
@@ -45,13 +46,13 @@ def plot_reads(measures: list[Measure], path: Path) -> Path:
 
     labels = list(dict.fromkeys(f"{m.query}\n({m.range})" for m in measures))
     fig, axes = plt.subplots(1, 3, figsize=(18, 6))
-    width = 0.27
+    width = 0.8 / len(METHODS)
     x = np.arange(len(labels))
     for ax, (title, value) in zip(axes, (("files read", lambda m: m.files), ("MiB read", lambda m: m.bytes / MIB),
                                          ("wall time (ms, median)", lambda m: m.wall_s * 1000))):
         for i, method in enumerate(METHODS):
             values = [max(value(m), 1e-3) for m in measures if m.method == method]
-            ax.bar(x + (i - 1) * width, values, width, label=method)
+            ax.bar(x + (i - (len(METHODS) - 1) / 2) * width, values, width, label=method)
         ax.set_yscale("log")
         ax.set_title(title)
         ax.set_xticks(x, labels, rotation=35, ha="right", fontsize=8)

@@ -1,7 +1,8 @@
 """A table of many small files, built fast: events written as small Parquet files with pyarrow
 (one per 2-minute micro-batch over two weeks), registered with pyiceberg's add_files (one commit
 per hour of batches, as hourly-committed micro-batches would leave it), then indexed with
-lakeops' own write_micro_zonemap, one micro zonemap per commit.
+lakeops' own write_micro_zonemap, one micro zonemap per commit; the daily consolidation rolls
+all but the last hours into the master on disk (cold), leaving recent micro zonemaps (hot).
 
 Rows look like the ingested events: Zipf-skewed users, weighted countries, event types and
 devices, 3% late events (5 to 180 minutes late, kept inside the file's day partition), each file
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 US = 1_000_000
-# No field ids in the files: add_files maps columns by name. Required columns are non-nullable.
+# Required columns are non-nullable; the field ids are added from the table's schema when writing.
 ARROW_SCHEMA = pa.schema([
     pa.field("event_id", pa.string(), nullable=False),
     pa.field("user_id", pa.int64(), nullable=False),
@@ -100,8 +101,14 @@ def batch_rows(rng: np.random.Generator, arrival: datetime, seconds: float, rows
 
 
 def build_small_file_table(table: Table, spec: TableConfig, files: int, rows_per_file: int, days: int,
-                           end: datetime, users: int = 100_000, seed: int = 11) -> SmallFileTable:
-    """Fill the (empty) events table with `files` small files spread over `days` days ending at `end`."""
+                           end: datetime, hot_hours: int, commit_hours: int = 1, users: int = 100_000,
+                           seed: int = 11) -> SmallFileTable:
+    """Fill the (empty) events table with `files` small files spread over `days` days ending at `end`,
+    one commit per commit_hours of batches.
+
+    When the batches reach the last hot_hours, the daily consolidation runs (consolidate_day: micro
+    zonemaps -> the daily master on disk, covered micro files removed), so older files are served
+    cold from the master and the last hot_hours from micro zonemaps held in memory."""
     rng = np.random.default_rng(seed)
     seconds = days * 86400 / files
     start = end - timedelta(days=days)
@@ -109,7 +116,11 @@ def build_small_file_table(table: Table, spec: TableConfig, files: int, rows_per
     from pyarrow.fs import FileSystem
 
     fs, root = FileSystem.from_uri(data_dir)
-    timings = {"write parquet": 0.0, "add_files": 0.0, "micro zonemaps": 0.0}
+    # With Iceberg's field ids in the files, as Spark writes them (readers that resolve columns by id need them).
+    schema = table.schema().as_arrow()
+    timings = {"write parquet": 0.0, "add_files": 0.0, "micro zonemaps": 0.0, "daily consolidation": 0.0}
+    hot_from = end - timedelta(hours=hot_hours)
+    consolidated = False
     hour: list[str] = []
     current_hour = None
     commits = 0
@@ -127,17 +138,21 @@ def build_small_file_table(table: Table, spec: TableConfig, files: int, rows_per
         write_micro_zonemap(table, spec, snapshot.snapshot_id)
         timings["micro zonemaps"] += time.perf_counter() - began
         commits += 1
-        if commits % 24 == 0:
+        if commits % 48 == 0:
             log.info("small-file table: %d commits, %d files so far", commits, commits * len(paths))
 
     for i in range(files):
         arrival = start + timedelta(seconds=i * seconds)
-        if current_hour is not None and arrival.replace(minute=0, second=0, microsecond=0) != current_hour and hour:
+        block = int((arrival - start).total_seconds() // (commit_hours * 3600))
+        if current_hour is not None and block != current_hour and hour:
             commit(hour)
             hour = []
-        current_hour = arrival.replace(minute=0, second=0, microsecond=0)
+        if arrival >= hot_from and not consolidated:
+            timings["daily consolidation"] = _consolidate(table, spec)
+            consolidated = True
+        current_hour = block
         began = time.perf_counter()
-        data = batch_rows(rng, arrival, seconds, rows_per_file, users)
+        data = batch_rows(rng, arrival, seconds, rows_per_file, users).cast(schema)
         folder = f"{root}/event_time_day={arrival:%Y-%m-%d}"
         fs.create_dir(folder, recursive=True)
         path = f"{folder}/{i:06d}-{arrival:%Y%m%dT%H%M%S}.parquet"
@@ -149,3 +164,18 @@ def build_small_file_table(table: Table, spec: TableConfig, files: int, rows_per
     log.info("small-file table: %d files, %d commits (%s)", files, commits,
              ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
     return SmallFileTable(files, files * rows_per_file, commits, end.astimezone(timezone.utc), timings)
+
+
+def _consolidate(table: Table, spec: TableConfig) -> float:
+    """The daily run over everything committed so far (its scope follows commit time: the day of the
+    current snapshot). Returns its seconds."""
+    from lakeops.zonemap.consolidate import consolidate_day
+
+    began = time.perf_counter()
+    snapshot = table.current_snapshot()
+    if snapshot is None:
+        return 0.0
+    day = datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=timezone.utc).date()
+    result = consolidate_day(table, spec, day)
+    log.info("small-file table: daily master of %d entries, %d micro zonemaps removed", result.entries, result.removed_micro)
+    return time.perf_counter() - began
