@@ -17,3 +17,7 @@ class SetupError(LakeopsError):
 
 class IngestError(LakeopsError):
     """An ingest batch could not be read or committed."""
+
+
+class EtlError(LakeopsError):
+    """An incremental ETL or backfill run could not be planned or committed."""
