@@ -98,6 +98,17 @@ def day_bounds(dates: tuple[date, ...]) -> list[tuple[datetime, datetime]]:
     return bounds
 
 
+def hour_spans(hours: list[datetime]) -> list[tuple[datetime, datetime]]:
+    """[start, end) of each run of consecutive whole hours."""
+    spans: list[tuple[datetime, datetime]] = []
+    for hour in sorted(set(hours)):
+        if spans and spans[-1][1] == hour:
+            spans[-1] = (spans[-1][0], hour + timedelta(hours=1))
+        else:
+            spans.append((hour, hour + timedelta(hours=1)))
+    return spans
+
+
 def plan_etl(table: str, watermarks: dict[str, int], sources: dict[str, SourceState],
              full: bool = False, backfill_dates: tuple[date, ...] = ()) -> EtlPlan:
     """The plan of one run for one downstream table."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from lakeops.config import LakeopsConfig
-from lakeops.etl.plan import PARTITION_COLUMN, EtlPlan, SourceRange, day_bounds
+from lakeops.etl.plan import PARTITION_COLUMN, EtlPlan, SourceRange, day_bounds, hour_spans
 from lakeops.ingest.ddl import create_table_sql
 from lakeops.spark.etl_commit import commit_once
 from lakeops.spark.etl_transforms import ORDER_KEY, orders_enriched, user_activity, with_hour
@@ -96,12 +96,18 @@ def _activity_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -
     delta = (spark.read.option("start-snapshot-id", str(r.start_snapshot_id))
              .option("end-snapshot-id", str(r.end_snapshot_id)).table(source))
     keys = with_hour(delta).select("user_id", "hour").distinct().cache()
-    bounds = keys.agg(F.min("hour"), F.max("hour")).first()
-    if bounds is None or bounds[0] is None:
+    hours = sorted(row[0] for row in keys.select("hour").distinct().collect())
+    if not hours:
         return None, ""
-    low, high = bounds[0], bounds[1] + timedelta(hours=1)
-    # Late events may touch old hours: read the source only inside the touched time range.
-    events = with_hour(_at(spark, config, r).where((F.col("event_time") >= F.lit(low)) & (F.col("event_time") < F.lit(high))))
+    # Late events may touch old hours: read the source only inside the touched hours (merged runs),
+    # so Iceberg prunes every file outside them.
+    spans = hour_spans(hours)
+    in_spans = None
+    for start, end in spans:
+        part = (F.col("event_time") >= F.lit(start)) & (F.col("event_time") < F.lit(end))
+        in_spans = part if in_spans is None else in_spans | part
+    low, high = spans[0][0], spans[-1][1]
+    events = with_hour(_at(spark, config, r).where(in_spans))
     rows = user_activity(events.join(F.broadcast(keys), ["user_id", "hour"], "left_semi"))
     target = config.qualified(plan.table)
     merge = (f"MERGE INTO {target} t USING {{source}} s ON t.user_id = s.user_id AND t.hour = s.hour "

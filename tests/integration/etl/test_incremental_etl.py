@@ -101,7 +101,7 @@ def test_crash_after_the_write_and_retries_converge(catalog_spark, lakeops_confi
 
     # The job dies after writing its data files and staging the snapshot, before publishing it.
     plan = plan_from_catalog(catalog, config, "user_activity_hourly")
-    rows = user_activity(with_hour(spark.table(config.qualified("events"))))
+    rows = user_activity(with_hour(spark.table(config.qualified("events")))).localCheckpoint()
     rows.createOrReplaceTempView("crashed_rows")
     target = config.qualified("user_activity_hourly")
     staged = stage(spark, catalog, target, run_id(plan), {"lakeops.watermark.events": str(plan.ranges[0].end_snapshot_id)},

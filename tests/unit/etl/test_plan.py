@@ -4,7 +4,7 @@ from datetime import date, datetime
 
 import pytest
 
-from lakeops.etl.plan import EtlPlan, SourceRange, SourceState, choose_backfill_dates, dates_between, day_bounds, plan_etl
+from lakeops.etl.plan import EtlPlan, SourceRange, SourceState, choose_backfill_dates, dates_between, day_bounds, hour_spans, plan_etl
 from lakeops.exceptions import ConfigError
 
 EVENTS = SourceState("events", 30, frozenset({10, 20, 30}), {20: ("append", "replace")})
@@ -88,3 +88,9 @@ def test_plan_as_dict_is_plain():
     plan = EtlPlan("user_activity_hourly", "backfill", (SourceRange("events", None, 30),), (date(2026, 11, 1),), "r")
     assert plan.as_dict() == {"table": "user_activity_hourly", "mode": "backfill", "reason": "r", "dates": ["2026-11-01"],
                               "ranges": [{"source": "events", "start": None, "end": 30}]}
+
+
+def test_hour_spans_merge_consecutive_hours():
+    h = [datetime(2026, 11, 21, 10), datetime(2026, 11, 21, 9), datetime(2026, 11, 21, 13), datetime(2026, 11, 21, 10)]
+    assert hour_spans(h) == [(datetime(2026, 11, 21, 9), datetime(2026, 11, 21, 11)),
+                             (datetime(2026, 11, 21, 13), datetime(2026, 11, 21, 14))]
