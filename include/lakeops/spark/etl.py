@@ -204,6 +204,7 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
             spark.sql(merge.format(source=view))
 
     extra = {"lakeops.etl-dates": ",".join(d.isoformat() for d in plan.dates)} if plan.dates else {}
-    status, snapshot = commit_once(spark, catalog, config.qualified(plan.table), identity, plan.new_watermarks, write, extra)
+    status, snapshot = commit_once(spark, catalog, config.qualified(plan.table), identity, plan.new_watermarks, write, extra,
+                                   overwrite=plan.mode in ("full", "backfill"))
     log.info("%s: %s %s, %d keys/rows recomputed, snapshot %s", plan.table, plan.mode, status, counted[0], snapshot)
     return EtlResult(plan.table, plan.mode, status, plan.reason, snapshot, counted[0])

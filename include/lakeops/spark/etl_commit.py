@@ -44,14 +44,24 @@ def stage(spark: SparkSession, catalog: Catalog, table: str, run_id: str, proper
 
 
 def commit_once(spark: SparkSession, catalog: Catalog, table: str, run_id: str, watermarks: dict[str, int],
-                write: Callable[[], None], extra: dict[str, str] | None = None) -> tuple[str, int | None]:
-    """(status, snapshot id): committed | already_committed | empty."""
+                write: Callable[[], None], extra: dict[str, str] | None = None,
+                overwrite: bool = False) -> tuple[str, int | None]:
+    """(status, snapshot id): committed | already_committed | empty. An incremental MERGE published
+    once is done for good; an overwrite (full, backfill) is skipped only while its snapshot is
+    still the table's current one."""
     from lakeops.spark.commit import _metadata
 
-    done = published_snapshot(_metadata(catalog, table), run_id)
+    metadata = _metadata(catalog, table)
+    done = published_snapshot(metadata, run_id)
     if done is not None:
-        log.info("ETL run %s is already committed to %s as snapshot %s; nothing to do", run_id, table, done)
-        return "already_committed", done
+        current = metadata.current_snapshot().snapshot_id
+        if not overwrite or done == current:
+            log.info("ETL run %s is already committed to %s as snapshot %s; nothing to do", run_id, table, done)
+            return "already_committed", done
+        # An overwrite whose table changed since it landed (another overwrite, a delete) runs again,
+        # under an identity naming the state it starts from.
+        log.info("ETL run %s landed as %s but %s has changed since (now %s); recomputing", run_id, done, table, current)
+        run_id = f"{run_id}#after-{current}"
     properties = {watermark_key(s): str(v) for s, v in watermarks.items()}
     properties.update(extra or {})
     properties["lakeops.etl-run"] = run_id
