@@ -25,3 +25,7 @@ class AlertError(LakeopsError):
 
 class ZonemapError(LakeopsError):
     """A zonemap-pruned read cannot honor the table's state on the path asked for."""
+
+
+class EtlError(LakeopsError):
+    """An incremental ETL or backfill run could not be planned or committed."""

