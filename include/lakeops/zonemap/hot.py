@@ -62,9 +62,11 @@ class HotCache:
                 self._evictions += 1
 
     def clear(self) -> None:
+        """Drop every held file and start the hit, miss and eviction counts again."""
         with self._lock:
             self._files.clear()
             self._bytes = 0
+            self._hits = self._misses = self._evictions = 0
 
     def stats(self) -> HotStats:
         with self._lock:
