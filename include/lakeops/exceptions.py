@@ -17,3 +17,7 @@ class SetupError(LakeopsError):
 
 class IngestError(LakeopsError):
     """An ingest batch could not be read or committed."""
+
+
+class MaintenanceError(LakeopsError):
+    """A maintenance run (expiry, orphan removal) stopped to protect the table."""
