@@ -84,7 +84,8 @@ def _key(path: str) -> str:
 
 
 def _ts(ms: int) -> str:
-    return "TIMESTAMP '" + time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}'"
+    # the zone is in the literal: the cut-off cannot move with spark.sql.session.timeZone
+    return "TIMESTAMP '" + time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z'"
 
 
 def _map(mapping: dict[str, str]) -> str:
@@ -179,12 +180,13 @@ def run_expiry(spark: SparkSession, config: LakeopsConfig, table_name: str, requ
         zonemap_removed = zonemap_gc.delete(garbage)
         after = list_files(spark, location)
     expired = len(snapshots) - len(catalog.load_table(config.identifier(table_name)).snapshots())
-    removed = {p: s for p, s in after_orphans.items() if p not in after}
+    # Iceberg's files only: zonemap files and markers are counted on their own
+    removed = {p: s for p, s in after_orphans.items() if p not in after and "/_zonemaps/" not in p and "/_lakeops/" not in p}
     result = ExpiryResult(
         table=table_name, dry_run=request.dry_run, snapshots_before=len(snapshots), snapshots_expired=expired,
         snapshots_after=len(snapshots) - expired, expire_ids=list(plan.expire), older_than=iso(request.older_than_ms),
         retain_last=plan.retain_last, orphan_older_than=iso(request.orphan_older_than_ms),
-        files_removed=len(removed) - zonemap_removed, bytes_removed=sum(removed.values()) - sum(g.size for g in garbage if not request.dry_run),
+        files_removed=len(removed), bytes_removed=sum(removed.values()),
         predicted_files=predicted.count, predicted_bytes=predicted.bytes, orphans_found=len(orphans),
         orphan_bytes=orphan_bytes, orphans_removed=0 if request.dry_run else len(orphans),
         zonemap_files_collected=len(garbage) if request.dry_run else zonemap_removed,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,16 @@ def _state(history) -> tuple[dict[str, int], list[int], str]:
 
 
 def test_expiry_keeps_current_protected_and_watermarked_snapshots_readable(history):
-    snapshots = [history.append(b) for b in range(8)]
+    from lakeops.zonemap.consolidate import consolidate_day
+
+    snapshots = []
+    masters = []
+    for b in range(8):
+        snapshots.append(history.append(b))
+        if b in (4, 5):  # two daily masters: the first serves snapshot 4 only, then it is replaced
+            table = history.load()
+            day = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=timezone.utc).date()
+            masters.append(consolidate_day(table, history.config.table("events"), day, remove_micro=False).path)
     history.spark.sql(f"ALTER TABLE {history.name} CREATE TAG audit AS OF VERSION {snapshots[3]}")
     history.mark_consumed(snapshots[1])
     before = {v: history.ids(v) for v in (snapshots[1], "audit", snapshots[-1])}
@@ -45,6 +55,8 @@ def test_expiry_keeps_current_protected_and_watermarked_snapshots_readable(histo
     assert result.kept_by_guards == [{"snapshot_id": snapshots[1], "reason": "watermark of downstream table events_copy"}]
     assert {"snapshot_id": snapshots[3], "reason": "protected tag audit"} in result.refs_kept
     assert result.files_removed == dry.predicted_files and result.bytes_removed == dry.predicted_bytes
+    assert dry.zonemap_files_collected == result.zonemap_files_collected == 1
+    assert not Path(masters[0].removeprefix("file://")).exists() and Path(masters[1].removeprefix("file://")).exists()
     for version, rows in before.items():
         assert history.ids(version) == rows, f"snapshot {version} lost rows"
     assert len(before[snapshots[-1]]) == 8 * 20 and expired_read
