@@ -28,6 +28,8 @@ import pendulum
 from airflow.sdk import DAG, Param
 from airflow.timetables.interval import CronDataIntervalTimetable
 
+from lakeops_airflow.dag_defaults import default_args
+from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 
 with DAG(
@@ -39,13 +41,8 @@ with DAG(
     catchup=False,
     max_active_runs=1,
     tags=["lakeops", "etl"],
-    default_args={
-        "owner": "data-platform",
-        "retries": 2,
-        "retry_delay": timedelta(minutes=1),
-        "retry_exponential_backoff": True,
-        "max_retry_delay": timedelta(minutes=10),
-    },
+    default_args=default_args(retry_delay=timedelta(minutes=1), max_retry_delay=timedelta(minutes=10)),
+    deadline=dag_deadline("etl"),
     params={
         "table": Param("all", type="string", enum=["all", "user_activity_hourly", "orders_current"],
                        description="downstream table to maintain"),

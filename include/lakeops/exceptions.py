@@ -29,3 +29,7 @@ class ZonemapError(LakeopsError):
 
 class EtlError(LakeopsError):
     """An incremental ETL or backfill run could not be planned or committed."""
+
+
+class MaintenanceError(LakeopsError):
+    """A maintenance run (expiry, orphan removal) stopped to protect the table."""

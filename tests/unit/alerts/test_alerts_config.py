@@ -16,7 +16,7 @@ def test_shipped_config_sets_deadlines_per_dag_kind():
     alerts = load_alerts_config(SHIPPED)
     assert alerts.deadline_for("ingest") == 15
     assert alerts.deadline_for("compaction") == 120
-    assert alerts.deadline_for("expiry") == alerts.default_deadline_minutes == 60
+    assert alerts.deadline_for("unlisted") == alerts.default_deadline_minutes == 60
     assert alerts.webhook_conn_id == "lakeops_alerts_webhook"
 
 
