@@ -23,7 +23,10 @@ def _event_ids(config) -> list[str]:
     return table.scan(selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist()
 
 
-def test_ingest_dag_commits_every_landed_event_once(airflow_db):
+def test_ingest_dag_commits_every_landed_event_once(airflow_db, tmp_path, monkeypatch):
+    # Its own catalog and landing zone: other DAG tests of the session write `events` too. The
+    # spark-submit child inherits the variable.
+    monkeypatch.setenv("LAKEOPS_DATA_DIR", str(tmp_path / "data"))
     config = load_config()
     landed = generate_events(config.landing_root, ARRIVAL, 5, 120, seed=21, bad_fraction=0.02)
     dag = load_dag("ingest_events")
