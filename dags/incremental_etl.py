@@ -61,7 +61,7 @@ with DAG(
             "--from-date", "{{ params.from_date or '' }}",
             "--to-date", "{{ params.to_date or '' }}",
             "--full-recompute", "{{ params.full_recompute }}",
-            "--run-type", "{{ dag_run.run_type }}",
+            "--run-type", "{{ dag_run.run_type.value if dag_run.run_type.value is defined else dag_run.run_type }}",
             "--interval-start", "{{ data_interval_start.isoformat() if data_interval_start else '' }}",
         ],
     )

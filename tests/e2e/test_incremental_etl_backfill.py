@@ -11,6 +11,8 @@ import pytest
 
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
+from lakeops.etl.inputs import plan_from_catalog
+from lakeops.spark.etl import run_etl
 from lakeops.watermark import current_watermarks, watermarks_of
 from tests.dags.test_incremental_etl_dag import activity_matches_events, seed_events
 
@@ -24,9 +26,11 @@ def test_backfill_create_recomputes_the_date(airflow_services, spark):
     seed_events(spark, config, [("b1", 8, "s8", datetime(2026, 11, 19, 10, 15), "search"),
                                 ("b2", 8, "s8", datetime(2026, 11, 19, 10, 45), "click")])
     catalog = load_catalog(config.catalog)
-    before = {}
-    if catalog.table_exists(config.identifier("user_activity_hourly")):
-        before = current_watermarks(catalog.load_table(config.identifier("user_activity_hourly")))
+    # An incremental pass first, so the table has a watermark: on a table without one, any run
+    # (a backfill too) is a full first run.
+    run_etl(spark, catalog, config, plan_from_catalog(catalog, config, "user_activity_hourly"))
+    before = current_watermarks(catalog.load_table(config.identifier("user_activity_hourly")))
+    assert before, "the incremental pass left no watermark"
 
     services = airflow_services
     services.wait_for(lambda: any(d["dag_id"] == DAG_ID for d in services.api("GET", "/api/v2/dags")["dags"]),
@@ -50,7 +54,8 @@ def test_backfill_create_recomputes_the_date(airflow_services, spark):
     downstream = catalog.load_table(config.identifier("user_activity_hourly"))
     backfilled = [s.summary.additional_properties for s in downstream.snapshots()
                   if s.summary and s.summary.additional_properties.get("lakeops.etl-dates") == "2026-11-19"]
-    assert backfilled, "no commit of the backfilled date"
+    assert backfilled, "no commit of the backfilled date; downstream commits: " + json.dumps(
+        [s.summary.additional_properties for s in downstream.snapshots() if s.summary]) + _task_logs(services)
     assert all(watermarks_of(props) == {} for props in backfilled), "a backfill commit must carry no watermark"
     after = current_watermarks(downstream)
     for source, snapshot_id in before.items():
@@ -77,3 +82,9 @@ def _unpause(services, dag_id: str, attempts: int = 5) -> None:
             if "database is locked" not in str(e) or attempt == attempts:
                 raise
             time.sleep(2)
+
+
+def _task_logs(services, chars: int = 4000) -> str:
+    """The end of every task log of the DAG, for a failure message."""
+    logs = sorted((services.home / "logs").rglob(f"*{DAG_ID}*/**/*.log")) if (services.home / "logs").exists() else []
+    return "".join(f"\n--- {p}\n{p.read_text(errors='replace')[-chars:]}" for p in logs)

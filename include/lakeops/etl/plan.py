@@ -142,6 +142,13 @@ def plan_etl(table: str, watermarks: dict[str, int], sources: dict[str, SourceSt
     return EtlPlan(table, "incremental", tuple(ranges), reason="changes since the watermarks")
 
 
+def _run_kind(run_type: str | None) -> str:
+    """'backfill' for every spelling a template renders: the value, or the task SDK enum's
+    `DagRunType.BACKFILL` (its str() on Python 3.11 is the member, not the value)."""
+    kind = (run_type or "").rsplit(".", 1)[-1].lower()
+    return "backfill" if kind in ("backfill", "backfill_job") else kind
+
+
 def choose_backfill_dates(run_type: str | None, interval_start: str | None, from_date: str | None,
                           to_date: str | None) -> tuple[date, ...]:
     """The dates a DAG run recomputes: the params' range when given, the date of a backfill run's
@@ -153,7 +160,7 @@ def choose_backfill_dates(run_type: str | None, interval_start: str | None, from
             return dates_between(date.fromisoformat(from_date), date.fromisoformat(to_date))
         except ValueError as e:
             raise ConfigError(f"from_date={from_date!r}, to_date={to_date!r}: dates must be YYYY-MM-DD") from e
-    if (run_type or "").lower() == "backfill":
+    if _run_kind(run_type) == "backfill":
         if not interval_start:
             raise ConfigError("a backfill run has no data interval start; pass the params from_date and to_date")
         try:

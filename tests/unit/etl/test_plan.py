@@ -75,6 +75,8 @@ def test_dates_between_and_day_bounds():
 def test_choose_backfill_dates():
     assert choose_backfill_dates("scheduled", "2026-11-21T10:00:00+00:00", None, None) == ()
     assert choose_backfill_dates("backfill", "2026-11-21T10:00:00+00:00", None, None) == (date(2026, 11, 21),)
+    assert choose_backfill_dates("DagRunType.BACKFILL", "2026-11-21T10:00:00+00:00", None, None) == (date(2026, 11, 21),)
+    assert choose_backfill_dates("DagRunType.SCHEDULED", "2026-11-21T10:00:00+00:00", None, None) == ()
     assert choose_backfill_dates("manual", None, "2026-11-20", "2026-11-21") == (date(2026, 11, 20), date(2026, 11, 21))
     with pytest.raises(ConfigError, match="give both"):
         choose_backfill_dates("manual", None, "2026-11-20", None)
