@@ -14,23 +14,27 @@ from lakeops.config import load_config
 from lakeops.etl.inputs import plan_from_catalog
 from lakeops.spark.etl import run_etl
 from lakeops.watermark import current_watermarks, watermarks_of
-from tests.dags.test_incremental_etl_dag import activity_matches_events, seed_events
+from tests.dags.test_incremental_etl_dag import seed_events
 
 pytestmark = [pytest.mark.airflow, pytest.mark.e2e, pytest.mark.spark]
 
 DAG_ID = "incremental_etl"
+USER = 80019  # no other test writes this user
 
 
 def test_backfill_create_recomputes_the_date(airflow_services, spark):
     config = load_config()
-    seed_events(spark, config, [("b1", 8, "s8", datetime(2026, 11, 19, 10, 15), "search"),
-                                ("b2", 8, "s8", datetime(2026, 11, 19, 10, 45), "click")])
+    seed_events(spark, config, [("b1", USER, "s8", datetime(2026, 11, 19, 10, 15), "search"),
+                                ("b2", USER, "s8", datetime(2026, 11, 19, 10, 45), "click")])
     catalog = load_catalog(config.catalog)
     # An incremental pass first, so the table has a watermark: on a table without one, any run
     # (a backfill too) is a full first run.
     run_etl(spark, catalog, config, plan_from_catalog(catalog, config, "user_activity_hourly"))
     before = current_watermarks(catalog.load_table(config.identifier("user_activity_hourly")))
     assert before, "the incremental pass left no watermark"
+    # Lose the user's row downstream: an incremental run has nothing new to read for it, only a
+    # recompute of the date from the source brings it back.
+    spark.sql(f"DELETE FROM {config.qualified('user_activity_hourly')} WHERE user_id = {USER}")
 
     services = airflow_services
     services.wait_for(lambda: any(d["dag_id"] == DAG_ID for d in services.api("GET", "/api/v2/dags")["dags"]),
@@ -62,7 +66,7 @@ def test_backfill_create_recomputes_the_date(airflow_services, spark):
         source_table = catalog.load_table(config.identifier(source))
         assert _sequence(source_table, after[source]) >= _sequence(source_table, snapshot_id), f"{source} moved backwards"
     spark.catalog.refreshTable(config.qualified("user_activity_hourly"))
-    rows = spark.table(config.qualified("user_activity_hourly")).where("user_id = 8").collect()
+    rows = spark.table(config.qualified("user_activity_hourly")).where(f"user_id = {USER}").collect()
     assert [(r.events, r.sessions) for r in rows] == [(2, 1)]
 
 
