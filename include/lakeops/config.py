@@ -123,6 +123,8 @@ class CompactionPolicy:
     """Amoro's minor-optimize trigger: 12 fragment files in a partition."""
     manifest_rewrite_threshold: int = 100
     max_concurrent_file_group_rewrites: int = 2
+    max_commits_per_call: int = 10
+    """Iceberg's partial-progress.max-commits: file groups of one call are committed in at most this many commits."""
 
     def __post_init__(self) -> None:
         if self.target_file_size_mb <= 0:
@@ -137,7 +139,8 @@ class CompactionPolicy:
         if not 0 < self.fragment_fraction < self.small_file_fraction:
             raise ConfigError(f"compaction.fragment_fraction: {self.fragment_fraction} must be in (0, small_file_fraction "
                               f"{self.small_file_fraction}); Amoro's fragments are files under target/8 (0.125)")
-        for key in ("min_fragment_files", "manifest_rewrite_threshold", "max_concurrent_file_group_rewrites"):
+        for key in ("min_fragment_files", "manifest_rewrite_threshold", "max_concurrent_file_group_rewrites",
+                    "max_commits_per_call"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"compaction.{key}: {getattr(self, key)} must be at least 1")
 

@@ -12,74 +12,39 @@ Per partition, in this order (the first rule that fires decides the rewrite):
 4. delete files alone: at least delete_file_threshold delete files in the partition, under the
    ratio -> rewrite_position_delete_files (cheap: merges the delete files, drops dangling ones).
 
-A data rewrite of a partition with delete files is followed by a position-delete rewrite of the
-same partition, which drops the delete files the data rewrite left dangling. Data rewrites are binpack, or sort by the table's zonemap columns when there are any (tight
-per-file ranges make the zonemaps prune). The table's manifests are rewritten when there are
-more than manifest_rewrite_threshold data manifests. Partitions are taken by expected gain (files
-a full scan stops opening) until the per-run byte budget is spent; the rest are deferred.
+A data rewrite gives the new files a new data sequence number, so Iceberg's
+remove-dangling-deletes drops, in the same call, every delete file of a partition it rewrote
+whole (their sequence numbers are all older than every live data file there). Where files may
+survive the rewrite (some are already at or above the small-file size), or equality deletes call
+for the starting sequence number, a position-delete rewrite of the partition follows and drops
+the file-scoped delete files left naming replaced files. Data rewrites are binpack, or sort by
+the table's zonemap columns when there are any (tight per-file ranges make the zonemaps prune).
+The table's manifests are rewritten when there are more than manifest_rewrite_threshold data
+manifests. Partitions are taken by expected gain (files a full scan stops opening) until the
+per-run byte budget is spent; the rest are deferred.
+
+The partitions chosen for one kind of rewrite are then run as ONE procedure call whose `where`
+ORs their predicates (lakeops.compaction.calls): a call's planning, Spark job set-up and commits
+are paid once per run instead of once per partition.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
+from lakeops.compaction.calls import merge_calls
+from lakeops.compaction.model import (REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction,
+                                      CompactionPlan)
 from lakeops.compaction.where import partition_where
 from lakeops.config import CompactionPolicy
 from lakeops.exceptions import ConfigError
 from lakeops.health.model import PartitionHealth, TableHealth
 
+__all__ = ["REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction", "CompactionPlan",
+           "data_rewrite_options", "plan_compaction", "plan_table"]
+
 MB = 1024 * 1024
-REWRITE_DATA = "rewrite_data_files"
-REWRITE_DELETES = "rewrite_position_delete_files"
-REWRITE_MANIFESTS = "rewrite_manifests"
 SORT_COLUMNS_MAX = 3  # z-ordering on more columns spreads each one's ranges too thin to prune
-
-
-@dataclass(frozen=True)
-class CompactionAction:
-    kind: str
-    """rewrite_data_files | rewrite_position_delete_files | rewrite_manifests"""
-    partition: str
-    """Partition path ('created_at_day=2026-11-21'); '' for the whole table."""
-    where: str | None
-    """Spark SQL predicate selecting exactly this partition (None: the whole table)."""
-    reason: str
-    strategy: str | None = None
-    """binpack | sort (data rewrites only)"""
-    sort_order: str | None = None
-    input_files: int = 0
-    input_delete_files: int = 0
-    input_bytes: int = 0
-    expected_files_after: int = 0
-    expected_delete_files_after: int = 0
-    expected_read_amp_after: float = 1.0
-    options: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def expected_files_saved(self) -> int:
-        return self.input_files + self.input_delete_files - self.expected_files_after - self.expected_delete_files_after
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "expected_files_saved": self.expected_files_saved}
-
-
-@dataclass(frozen=True)
-class CompactionPlan:
-    table: str
-    actions: tuple[CompactionAction, ...]
-    deferred: tuple[CompactionAction, ...]
-    """Partitions over threshold left for a later run by the byte budget."""
-    budget_bytes: int
-
-    @property
-    def planned_bytes(self) -> int:
-        return sum(a.input_bytes for a in self.actions)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "budget_bytes": self.budget_bytes, "planned_bytes": self.planned_bytes,
-                "actions": [a.as_dict() for a in self.actions], "deferred": [a.as_dict() for a in self.deferred]}
 
 
 def _sort_order(sort_columns: tuple[str, ...]) -> str | None:
@@ -89,15 +54,28 @@ def _sort_order(sort_columns: tuple[str, ...]) -> str | None:
     return columns[0] if len(columns) == 1 else f"zorder({', '.join(columns)})"
 
 
-def data_rewrite_options(policy: CompactionPolicy) -> dict[str, str]:
-    """Options of Iceberg's rewrite_data_files, from the policy."""
+def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool = True) -> dict[str, str]:
+    """Options of Iceberg's rewrite_data_files, from the policy.
+
+    min-input-files 1: the planner already chose the partitions, Iceberg's own group filter (5
+    files by default) must not drop one of them. min-file-size-bytes is the policy's small-file
+    size, so Iceberg rewrites exactly the files the planner counted as small (plus those with
+    many deletes). use-starting-sequence-number false gives the rewritten files a new sequence
+    number, so remove-dangling-deletes drops the replaced files' delete files in the same call;
+    kept true (Iceberg's default) when equality deletes are about, which a newer sequence number
+    would no longer apply to rows they predate."""
+    target = policy.target_file_size_mb * MB
     return {
         "partial-progress.enabled": "true",
+        "partial-progress.max-commits": str(policy.max_commits_per_call),
         "max-concurrent-file-group-rewrites": str(policy.max_concurrent_file_group_rewrites),
-        "target-file-size-bytes": str(policy.target_file_size_mb * MB),
+        "target-file-size-bytes": str(target),
+        "min-file-size-bytes": str(int(target * policy.small_file_fraction)),
+        "min-input-files": "1",
         "delete-file-threshold": str(policy.delete_file_threshold),
         "delete-ratio-threshold": str(policy.delete_ratio_threshold),
         "rewrite-job-order": "files-desc",
+        "use-starting-sequence-number": "false" if new_sequence_number else "true",
         "remove-dangling-deletes": "true",
     }
 
@@ -154,14 +132,21 @@ def _partition_action(p: PartitionHealth, policy: CompactionPolicy, partition_by
         kind, p.partition, where, reason, strategy="sort" if sort_order else "binpack", sort_order=sort_order,
         input_files=p.data_files, input_delete_files=p.delete_files, input_bytes=p.data_bytes + p.delete_bytes,
         expected_files_after=files_after, expected_delete_files_after=0, expected_read_amp_after=1.0,
-        options=data_rewrite_options(policy))
+        options=data_rewrite_options(policy, new_sequence_number=not p.equality_delete_files))
+
+
+def _needs_cleanup(p: PartitionHealth) -> bool:
+    """Whether a data rewrite of p can leave delete files naming replaced data files: when files
+    at or above the small-file size may survive it (so the partition's oldest live file keeps its
+    old sequence number), or when the rewrite keeps the starting sequence number."""
+    return bool(p.delete_files) and (p.data_files > p.small_files or bool(p.equality_delete_files))
 
 
 def _dangling_cleanup(data: CompactionAction) -> CompactionAction:
-    """After a data rewrite applied a partition's deletes, the position delete files still name the
-    replaced data files (the rewritten files keep the starting sequence number, so Iceberg's
-    sequence-number test cannot tell they are dangling). Rewriting the partition's delete files
-    drops every entry whose data file is gone. Its bytes are already in the data action's."""
+    """After a data rewrite applied a partition's deletes, file-scoped position delete files may
+    still name the replaced data files where the sequence-number test cannot tell they are
+    dangling (see _needs_cleanup). Rewriting the partition's delete files drops every entry whose
+    data file is gone. Its bytes are already in the data action's."""
     return CompactionAction(
         REWRITE_DELETES, data.partition, data.where,
         f"clean-up after the data rewrite: drop the {data.input_delete_files} delete files it left dangling",
@@ -179,25 +164,27 @@ def _manifest_action(metrics: TableHealth, policy: CompactionPolicy) -> Compacti
 
 def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: tuple[str, ...] = (),
                sort_columns: tuple[str, ...] = ()) -> CompactionPlan:
-    """Actions within the byte budget, best expected gain first, and the deferred rest."""
+    """Per-partition decisions within the byte budget (best expected gain first), merged into one
+    procedure call per kind of rewrite; and the deferred rest."""
+    by_partition = {p.partition: p for p in metrics.partitions}
     candidates = [a for p in metrics.partitions if (a := _partition_action(p, policy, partition_by, sort_columns))]
     runnable = [a for a in candidates if not a.reason.startswith("skipped:")]
     skipped = [a for a in candidates if a.reason.startswith("skipped:")]
     runnable.sort(key=lambda a: (-a.expected_files_saved, a.input_bytes, a.partition))
     budget = policy.max_bytes_per_run_mb * MB
-    actions, deferred, spent = [], list(skipped), 0
+    selected, deferred, spent = [], list(skipped), 0
     for action in runnable:
         if spent + action.input_bytes <= budget:
-            actions.append(action)
+            selected.append(action)
             spent += action.input_bytes
-            if action.kind == REWRITE_DATA and action.input_delete_files:
-                actions.append(_dangling_cleanup(action))
+            if action.kind == REWRITE_DATA and _needs_cleanup(by_partition[action.partition]):
+                selected.append(_dangling_cleanup(action))
         else:
             deferred.append(action)
     manifests = _manifest_action(metrics, policy)
     if manifests:
-        actions.append(manifests)  # metadata only: not charged to the data byte budget
-    return CompactionPlan(metrics.table, tuple(actions), tuple(deferred), budget)
+        selected.append(manifests)  # metadata only: not charged to the data byte budget
+    return CompactionPlan(metrics.table, merge_calls(selected), tuple(deferred), budget, tuple(selected))
 
 
 def plan_compaction(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: tuple[str, ...] = (),

@@ -14,14 +14,21 @@ from lakeops.health.model import TableHealth
 _ACTION_FIELDS = {f.name for f in dataclasses.fields(CompactionAction)}
 
 
+def _action(data: dict[str, Any]) -> CompactionAction:
+    fields = {k: v for k, v in data.items() if k in _ACTION_FIELDS}
+    fields["partitions"] = tuple(fields.get("partitions") or ())  # JSON has lists
+    return CompactionAction(**fields)
+
+
 def plan_from_json(text: str) -> CompactionPlan:
     try:
         data = json.loads(text)
         return CompactionPlan(
             table=str(data["table"]),
-            actions=tuple(CompactionAction(**{k: v for k, v in a.items() if k in _ACTION_FIELDS}) for a in data["actions"]),
-            deferred=tuple(CompactionAction(**{k: v for k, v in a.items() if k in _ACTION_FIELDS}) for a in data.get("deferred", [])),
+            actions=tuple(_action(a) for a in data["actions"]),
+            deferred=tuple(_action(a) for a in data.get("deferred", [])),
             budget_bytes=int(data["budget_bytes"]),
+            selected=tuple(_action(a) for a in data.get("selected", [])),
         )
     except (ValueError, KeyError, TypeError) as e:
         raise ConfigError(f"compaction plan {text[:120]!r} is not a plan as plan_table().as_dict() writes it: {e}") from e

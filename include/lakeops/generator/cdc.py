@@ -1,8 +1,9 @@
 """Debezium-style change events (JSON envelope, schemas disabled) for the `users` and `orders` tables.
 
 Each line is {"before", "after", "source", "op", "ts_ms"} with op c (create), u (update) or
-d (delete); `source.lsn` increases strictly across both tables, so it orders changes of one
-key inside a batch. A key can change several times inside one file.
+d (delete), and r (a row of the connector's initial snapshot) when a history is asked for;
+`source.lsn` increases strictly across both tables, so it orders changes of one key inside a
+batch. A key can change several times inside one file.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime, timedelta
 
 from lakeops.generator.events import COUNTRIES
 from lakeops.generator.files import arrival_minutes, write_jsonl
+from lakeops.generator.recency import KeysByDay, day_of
 from lakeops.landing import CDC_STREAMS, minute_dir
 
 TIERS = ("free", "plus", "pro")
@@ -26,6 +28,8 @@ class CdcStats:
     changes: dict[str, dict[str, int]] = field(default_factory=lambda: {t: {"c": 0, "u": 0, "d": 0} for t in CDC_STREAMS})
     live: dict[str, dict[int, dict]] = field(default_factory=lambda: {t: {} for t in CDC_STREAMS})
     """The final row of every live key after all changes: what the CDC tables must end up holding."""
+    snapshot_rows: dict[str, int] = field(default_factory=lambda: {t: 0 for t in CDC_STREAMS})
+    """Rows of the initial snapshot (op r), landed before the stream when a history is asked for."""
 
 
 def _micros(moment: datetime) -> int:
@@ -55,10 +59,10 @@ class _CdcSource:
                 "country": self.rng.choice(COUNTRIES), "tier": "free",
                 "created_at": _micros(moment), "updated_at": _micros(moment)}
 
-    def new_order(self, user_id: int, moment: datetime) -> dict:
+    def new_order(self, user_id: int, moment: datetime, status: str = "created") -> dict:
         order_id = self.next_id["orders"]
         self.next_id["orders"] += 1
-        return {"order_id": order_id, "user_id": user_id, "status": "created",
+        return {"order_id": order_id, "user_id": user_id, "status": status,
                 "amount": f"{self.rng.uniform(3, 400):.2f}", "currency": "USD",
                 "created_at": _micros(moment), "updated_at": _micros(moment)}
 
@@ -72,6 +76,35 @@ class _CdcSource:
         return after
 
 
+def _land_history(root: str, source: _CdcSource, stats: CdcStats, start: datetime, days: int, orders_per_day: int,
+                  by_day: KeysByDay) -> None:
+    """The connector's initial snapshot, landed in the minute before `start`: orders_per_day users
+    (created before the window) and orders_per_day orders a day, created evenly over the `days`
+    days before `start`, each in a status of its lifecycle."""
+    if days < 1 or orders_per_day < 1:
+        raise ValueError(f"history_days={days} and history_orders_per_day={orders_per_day} must both be at least 1 "
+                         "for a history (history_days=0 lands none)")
+    landed_at = start - timedelta(minutes=1)
+    first = start - timedelta(days=days)
+    lines: dict[str, list[str]] = {table: [] for table in CDC_STREAMS}
+    for _ in range(orders_per_day):
+        user = source.new_user(first - timedelta(days=1))
+        stats.live["users"][user["user_id"]] = user
+        lines["users"].append(source.envelope("users", "r", None, user, landed_at))
+    users = list(stats.live["users"])
+    total = days * orders_per_day
+    step = timedelta(days=days) / total
+    for i in range(total):
+        order = source.new_order(source.rng.choice(users), first + i * step, source.rng.choice(ORDER_STATUSES))
+        stats.live["orders"][order["order_id"]] = order
+        by_day.add(order["order_id"], day_of(order["created_at"]))
+        lines["orders"].append(source.envelope("orders", "r", None, order, landed_at))
+    for table, stream in CDC_STREAMS.items():
+        write_jsonl(minute_dir(root, stream, landed_at), f"{table}-{landed_at:%Y%m%dT%H%M}.jsonl", lines[table])
+        stats.files += 1
+        stats.snapshot_rows[table] = len(lines[table])
+
+
 def generate_cdc(
     root: str,
     start: datetime,
@@ -79,10 +112,25 @@ def generate_cdc(
     changes_per_minute: int = 200,
     seed: int = 11,
     delete_fraction: float = 0.05,
+    *,
+    history_days: int = 0,
+    history_orders_per_day: int = 0,
+    order_age_skew: float = 0.0,
 ) -> CdcStats:
-    """Land one file per table per minute from `start` (UTC, aware) on."""
+    """Land one file per table per minute from `start` (UTC, aware) on.
+
+    history_days > 0 first lands an initial snapshot (op r) in the minute before `start`: the
+    orders of the history_days days before it (history_orders_per_day a day) and their users.
+    order_age_skew > 0 makes order updates and deletes favour recent orders: the order's day is
+    drawn with weight (age in days + 1) ** -order_age_skew (lakeops.generator.recency), so new
+    and recent orders change most, as in a shop; 0 picks any live order alike."""
+    if order_age_skew < 0:
+        raise ValueError(f"order_age_skew={order_age_skew} must be 0 (uniform) or positive, e.g. 1.5")
     source = _CdcSource(seed)
     stats = CdcStats()
+    orders_by_day = KeysByDay()
+    if history_days:
+        _land_history(root, source, stats, start, history_days, history_orders_per_day, orders_by_day)
     for arrival in arrival_minutes(start, minutes, changes_per_minute):
         lines: dict[str, list[str]] = {table: [] for table in CDC_STREAMS}
         for i in range(changes_per_minute):
@@ -97,7 +145,10 @@ def generate_cdc(
                        else source.new_order(source.rng.choice(list(stats.live["users"])), moment))
                 op, before, after = "c", None, row
             else:
-                key = source.rng.choice(list(live))
+                if table == "orders" and order_age_skew:
+                    key = orders_by_day.pick(source.rng, day_of(_micros(moment)), order_age_skew)
+                else:
+                    key = source.rng.choice(list(live))
                 before = live[key]
                 if roll < 0.45 + delete_fraction:
                     op, after = "d", None
@@ -106,7 +157,11 @@ def generate_cdc(
             key = (after or before)["user_id" if table == "users" else "order_id"]
             if after is None:
                 del live[key]
+                if table == "orders":
+                    orders_by_day.remove(key)
             else:
+                if table == "orders" and op == "c":
+                    orders_by_day.add(key, day_of(after["created_at"]))
                 live[key] = after
             stats.changes[table][op] += 1
             lines[table].append(source.envelope(table, op, before, after, moment))

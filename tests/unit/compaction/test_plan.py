@@ -109,7 +109,9 @@ def test_byte_budget_takes_the_best_gain_first_and_defers_the_rest():
     too_big = part(3, data_files=150, data_bytes=150 * 5 * MB, small_files=150, small_file_bytes=750 * MB)  # 750 MB
     plan = plan_table(table(small_gain, too_big, big_gain), policy, partition_by=PARTITION_BY)
 
-    assert [a.partition for a in plan.actions] == ["created_at_day=d1", "created_at_day=d2"]
+    assert [a.partition for a in plan.selected] == ["created_at_day=d1", "created_at_day=d2"]
+    [call] = plan.actions  # one procedure call over both partitions
+    assert call.partitions == ("created_at_day=d1", "created_at_day=d2") and call.partition == "2 partitions"
     assert plan.planned_bytes == 412 * MB <= plan.budget_bytes == 500 * MB
     assert [a.partition for a in plan.deferred] == ["created_at_day=d3"]
 

@@ -1,0 +1,99 @@
+"""The compaction benchmark's workload and its three kinds of maintenance, each through the
+project's own code paths.
+
+Workload: an `orders` CDC stream from lakeops.generator.generate_cdc with a history. The
+connector's initial snapshot (history_days of orders, history_orders_per_day a day) lands first,
+then a continuous stream whose updates and deletes favour recent orders (a Zipf weight on the
+order's age in days, order_age_skew): most changes hit today's and yesterday's partitions of
+`day(created_at)`, a long tail hits older days. Every table copy is fed by the CDC ingest job's
+library function (lakeops.spark.ingest_cdc.run_cdc_ingest: the exactly-once MERGE the
+`ingest_cdc` DAG runs), one 5-minute interval at a time.
+
+Maintenance:
+* none: never compacted;
+* fixed: a hand-written cron job: Iceberg's rewrite_data_files on the whole table with Iceberg's
+  defaults every N simulated minutes (run through lakeops.spark.compact.run_action);
+* threshold: what `compact_tables` does: health from metadata (lakeops.health), the sensors'
+  threshold checks (lakeops.health.thresholds.breaches with the table's configured limits), the
+  pure planner (lakeops.compaction.plan.plan_table) and the runner
+  (lakeops.spark.compact_table.run_compaction), checked after every interval as a sensor poking
+  every 5 minutes would.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lakeops.compaction.plan import REWRITE_DATA, CompactionAction
+from lakeops.config import LakeopsConfig, parse_config
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+START = datetime(2026, 11, 21, 23, 0, tzinfo=timezone.utc)
+"""The stream starts an hour before midnight: a new day partition becomes the hot one mid-run."""
+BATCH = timedelta(minutes=5)
+FRESH = "orders_fresh"
+
+# The fixed schedule's call: rewrite_data_files on the whole table, no options (Iceberg's defaults:
+# binpack, min-input-files 5, delete-ratio-threshold 0.3, target size from the table, no partial
+# progress). The runner only adds the CALL around it.
+CRON_ACTION = CompactionAction(REWRITE_DATA, "", None, "fixed schedule: the whole table, Iceberg's defaults",
+                               strategy="binpack")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    kind: str
+    """none | fixed | threshold"""
+    every: int = 0
+    """fixed: simulated minutes between runs."""
+
+    @property
+    def table(self) -> str:
+        return f"orders_{self.name}"
+
+
+def parse_scenario(text: str) -> Scenario:
+    """'none', 'threshold', 'fixed:30' (every 30 simulated minutes)."""
+    kind, _, every = text.partition(":")
+    if kind == "fixed":
+        if not every.isdigit() or int(every) % 5:
+            raise ValueError(f"scenario {text!r}: give the fixed schedule's period in minutes, a multiple of 5, e.g. fixed:30")
+        return Scenario(f"fixed{every}", "fixed", int(every))
+    if kind in ("none", "threshold") and not every:
+        return Scenario(kind, kind)
+    raise ValueError(f"scenario {text!r} is unknown; use none, threshold or fixed:<minutes>")
+
+
+def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any]) -> LakeopsConfig:
+    """One `orders`-shaped table per scenario (the shipped table's partitioning and policy) and
+    a catalog of its own under `work`."""
+    table = {"schema": "orders", "source": "cdc/orders", "partition_by": ["day(created_at)"],
+             "compaction": policy, "health": health}
+    tables = {s.table: table for s in scenarios}
+    return parse_config({"catalog": {"name": f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops",
+                                     "data_dir": str(work / "data")}, "tables": tables}, work)
+
+
+def fresh_copy(spark: SparkSession, config: LakeopsConfig, source: str) -> str:
+    """A freshly compacted copy of `source`: the same rows written anew, one file per partition."""
+    target = config.qualified(FRESH)
+    spark.sql(f"DROP TABLE IF EXISTS {target} PURGE")
+    spark.sql(f"CREATE TABLE {target} USING iceberg PARTITIONED BY (days(created_at)) "
+              f"TBLPROPERTIES ('format-version' = '2') AS SELECT * FROM {config.qualified(source)}")
+    return target
+
+
+def queries(now: datetime) -> dict[str, str]:
+    """A full scan (a daily report over all orders) and the last 24 hours (a live dashboard)."""
+    since = (now - timedelta(hours=24)).strftime("%Y-%m-%d %H:%M:%S")
+    return {
+        "full": "SELECT status, count(*), sum(amount), count(DISTINCT user_id) FROM {t} GROUP BY status",
+        "recent": f"SELECT status, count(*), sum(amount) FROM {{t}} WHERE created_at >= TIMESTAMP '{since}' GROUP BY status",
+    }
