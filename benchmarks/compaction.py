@@ -68,7 +68,7 @@ class Threshold:
             limits = default_thresholds(check, self.spec.health, self.spec.compaction)
             if check == DELETE_GROWTH:  # a rate per simulated hour
                 limits = {"max_per_hour": limits["max_per_hour"] * simulated_h / window_h}
-            found += breaches(check, health.partitions, **limits)
+            found += breaches(check, health.partitions, target_bytes=health.target_file_size_bytes, **limits)
         if not found:
             return None
         return plan_table(health, self.spec.compaction, partition_by=self.spec.partition_by,

@@ -125,6 +125,9 @@ class CompactionPolicy:
     max_concurrent_file_group_rewrites: int = 2
     max_commits_per_call: int = 10
     """Iceberg's partial-progress.max-commits: file groups of one call are committed in at most this many commits."""
+    max_file_amplification: float | None = 1.5
+    """Whole table: compact when a full scan opens this many times the files of a compacted copy
+    (lakeops.health.layout), folding the partitions that save the most files first; None: off."""
 
     def __post_init__(self) -> None:
         if self.target_file_size_mb <= 0:
@@ -143,6 +146,9 @@ class CompactionPolicy:
                     "max_commits_per_call"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"compaction.{key}: {getattr(self, key)} must be at least 1")
+        if self.max_file_amplification is not None and self.max_file_amplification <= 1.0:
+            raise ConfigError(f"compaction.max_file_amplification: {self.max_file_amplification} must be above 1.0 "
+                              "(1.0 is a freshly compacted table), e.g. 1.5; or null to turn the table-wide trigger off")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,13 @@ Per partition, in this order (the first rule that fires decides the rewrite):
 4. delete files alone: at least delete_file_threshold delete files in the partition, under the
    ratio -> rewrite_position_delete_files (cheap: merges the delete files, drops dangling ones).
 
+And for the whole table: when a full scan opens max_file_amplification times the files of a
+compacted copy (lakeops.health.layout), rewrite_data_files of the partitions that save the most
+files, until the table is back at half that allowance. Merge-on-read CDC adds a data file to
+every partition a MERGE touches; the rules above wait for 12 of them per partition, which a
+long tail of partitions each touched now and then never reaches while together they slow every
+full scan.
+
 A data rewrite gives the new files a new data sequence number, so Iceberg's
 remove-dangling-deletes drops, in the same call, every delete file of a partition it rewrote
 whole (their sequence numbers are all older than every live data file there). Where files may
@@ -30,14 +37,13 @@ are paid once per run instead of once per partition.
 
 from __future__ import annotations
 
-import math
-
 from lakeops.compaction.calls import merge_calls
 from lakeops.compaction.model import (REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction,
                                       CompactionPlan)
 from lakeops.compaction.where import partition_where
 from lakeops.config import CompactionPolicy
 from lakeops.exceptions import ConfigError
+from lakeops.health.layout import compacted_files, excess_files, scan_files
 from lakeops.health.model import PartitionHealth, TableHealth
 
 __all__ = ["REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction", "CompactionPlan",
@@ -107,13 +113,18 @@ def _partition_action(p: PartitionHealth, policy: CompactionPolicy, partition_by
                       sort_columns: tuple[str, ...]) -> CompactionAction | None:
     target = policy.target_file_size_mb * MB
     reason = _data_reason(p, policy, target)
-    kind = REWRITE_DATA if reason else None
-    if kind is None and p.delete_files >= policy.delete_file_threshold:
-        kind = REWRITE_DELETES
-        reason = (f"delete files: {p.delete_files} >= delete_file_threshold {policy.delete_file_threshold} "
-                  f"({_delete_ratio(p):.0%} of rows deleted, under the ratio)")
-    if kind is None:
-        return None
+    if reason:
+        return _rewrite(p, REWRITE_DATA, reason, policy, partition_by, sort_columns)
+    if p.delete_files >= policy.delete_file_threshold:
+        return _rewrite(p, REWRITE_DELETES, f"delete files: {p.delete_files} >= delete_file_threshold "
+                        f"{policy.delete_file_threshold} ({_delete_ratio(p):.0%} of rows deleted, under the ratio)",
+                        policy, partition_by, sort_columns)
+    return None
+
+
+def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolicy, partition_by: tuple[str, ...],
+             sort_columns: tuple[str, ...]) -> CompactionAction:
+    target = policy.target_file_size_mb * MB
     try:
         where = partition_where(partition_by, p.partition_values)
     except ConfigError as e:
@@ -125,14 +136,41 @@ def _partition_action(p: PartitionHealth, policy: CompactionPolicy, partition_by
             kind, p.partition, where, reason, input_files=0, input_delete_files=p.delete_files,
             input_bytes=p.delete_bytes, expected_files_after=0, expected_delete_files_after=after,
             expected_read_amp_after=(p.data_files + after) / p.data_files if p.data_files else 1.0)
-    live_bytes = p.data_bytes * (1 - min(_delete_ratio(p), 1.0))
-    files_after = max(1, math.ceil(live_bytes / target)) if p.data_records > p.delete_records else 0
     sort_order = _sort_order(sort_columns)
     return CompactionAction(
         kind, p.partition, where, reason, strategy="sort" if sort_order else "binpack", sort_order=sort_order,
         input_files=p.data_files, input_delete_files=p.delete_files, input_bytes=p.data_bytes + p.delete_bytes,
-        expected_files_after=files_after, expected_delete_files_after=0, expected_read_amp_after=1.0,
+        expected_files_after=compacted_files(p, target), expected_delete_files_after=0, expected_read_amp_after=1.0,
         options=data_rewrite_options(policy, new_sequence_number=not p.equality_delete_files))
+
+
+def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chosen: set[str],
+                           partition_by: tuple[str, ...], sort_columns: tuple[str, ...]) -> list[CompactionAction]:
+    """When a full scan of the table opens max_file_amplification times the files of a compacted
+    copy: data rewrites of the partitions that save the most files, until the table is back at
+    half the allowance (so one run buys several intervals of ingest). Partitions in `chosen`
+    are rewritten by their own rule already."""
+    if policy.max_file_amplification is None:
+        return []
+    target = policy.target_file_size_mb * MB
+    scanned = sum(scan_files(p) for p in metrics.partitions)
+    compacted = sum(compacted_files(p, target) for p in metrics.partitions)
+    if not compacted or scanned < policy.max_file_amplification * compacted:
+        return []
+    allowed = (policy.max_file_amplification - 1) / 2 * compacted
+    excess = scanned - compacted - sum(excess_files(p, target) for p in metrics.partitions if p.partition in chosen)
+    why = (f"file amplification: a full scan opens {scanned} files where a compacted copy opens {compacted} "
+           f"({scanned / compacted:.2f} >= max_file_amplification {policy.max_file_amplification})")
+    actions = []
+    others = sorted((p for p in metrics.partitions if p.partition not in chosen),
+                    key=lambda p: (-excess_files(p, target), p.data_bytes, p.partition))
+    for p in others:
+        saves = excess_files(p, target)
+        if excess <= allowed or saves < 1:
+            break
+        actions.append(_rewrite(p, REWRITE_DATA, f"{why}; this partition saves {saves}", policy, partition_by, sort_columns))
+        excess -= saves
+    return actions
 
 
 def _needs_cleanup(p: PartitionHealth) -> bool:
@@ -168,6 +206,7 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: 
     procedure call per kind of rewrite; and the deferred rest."""
     by_partition = {p.partition: p for p in metrics.partitions}
     candidates = [a for p in metrics.partitions if (a := _partition_action(p, policy, partition_by, sort_columns))]
+    candidates += _amplification_actions(metrics, policy, {a.partition for a in candidates}, partition_by, sort_columns)
     runnable = [a for a in candidates if not a.reason.startswith("skipped:")]
     skipped = [a for a in candidates if a.reason.startswith("skipped:")]
     runnable.sort(key=lambda a: (-a.expected_files_saved, a.input_bytes, a.partition))

@@ -19,9 +19,11 @@ def plan_for(table: str) -> dict[str, Any]:
     spec = config.table(table)
     plan = plan_table(table_health(config, table), spec.compaction, partition_by=spec.partition_by,
                       sort_columns=spec.zonemap.columns)
-    for action in plan.actions:
+    for action in plan.selected:
         log.info("plan %s %s: %s (%d files, %d delete files, %d bytes) because %s", table, action.partition or "(table)",
                  action.kind, action.input_files, action.input_delete_files, action.input_bytes, action.reason)
+    log.info("plan %s: %d procedure calls (%s)", table, len(plan.actions),
+             ", ".join(f"{a.kind} on {a.partition or 'the table'}" for a in plan.actions) or "nothing to do")
     for action in plan.deferred:
         log.info("deferred %s %s: %s", table, action.partition, action.reason)
     return plan.as_dict()

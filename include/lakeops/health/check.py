@@ -39,6 +39,6 @@ def run_check(table: str, check: str, overrides: dict[str, Any] | None = None, *
     health = table_health(config, table, growth_window_hours=config.health.growth_window_hours)
     if record:
         open_history(config).append(health)
-    found = breaches(check, health.partitions, **limits)
+    found = breaches(check, health.partitions, target_bytes=health.target_file_size_bytes, **limits)
     log.info("%s on %s: %d of %d partitions over %s", check, table, len(found), len(health.partitions), limits)
     return found

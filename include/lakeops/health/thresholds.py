@@ -1,7 +1,8 @@
 """Which partitions are over a health threshold: pure functions of computed figures.
 
 Each breach is a plain dict (it travels through XCom and trigger events):
-{"partition", "spec_id", "partition_values", "metric", "value", "threshold"}.
+{"partition", "spec_id", "partition_values", "metric", "value", "threshold"}; a breach of the
+whole table (file amplification) has partition "" and no partition values.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lakeops.config import CompactionPolicy, HealthThresholds
+from lakeops.health.layout import file_amplification
 from lakeops.health.model import PartitionHealth
 
 READ_AMPLIFICATION = "read_amplification"
@@ -29,15 +31,24 @@ def _breach(p: PartitionHealth, metric: str, value: float, threshold: float) -> 
 
 
 def over_read_amplification(partitions: Iterable[PartitionHealth], max_files: float | None,
-                            max_bytes: float | None) -> list[dict[str, Any]]:
+                            max_bytes: float | None, max_file_amp: float | None = None,
+                            target_bytes: int | None = None) -> list[dict[str, Any]]:
     """Partitions whose scan opens at least max_files files per data file, or reads at least
-    max_bytes bytes per live byte (a None threshold is not checked)."""
+    max_bytes bytes per live byte; and the whole table when a full scan opens at least
+    max_file_amp times the files of a compacted copy (lakeops.health.layout; needs the target
+    file size). A None threshold is not checked."""
+    partitions = list(partitions)
     found = []
     for p in partitions:
         if max_files is not None and p.read_amp_files >= max_files:
             found.append(_breach(p, "read_amp_files", p.read_amp_files, max_files))
         elif max_bytes is not None and p.read_amp_bytes >= max_bytes:
             found.append(_breach(p, "read_amp_bytes", p.read_amp_bytes, max_bytes))
+    if max_file_amp is not None and target_bytes:
+        amplification = file_amplification(partitions, target_bytes)
+        if amplification >= max_file_amp:
+            found.append({"partition": "", "spec_id": None, "partition_values": [], "metric": "file_amplification",
+                          "value": round(amplification, 6), "threshold": float(max_file_amp)})
     return found
 
 
@@ -63,7 +74,8 @@ def bytes_threshold(thresholds: HealthThresholds, policy: CompactionPolicy) -> f
 def default_thresholds(check: str, thresholds: HealthThresholds, policy: CompactionPolicy) -> dict[str, float | None]:
     """A check's thresholds from a table's config: the keyword arguments of breaches()."""
     if check == READ_AMPLIFICATION:
-        return {"max_files": thresholds.max_read_amp_files, "max_bytes": bytes_threshold(thresholds, policy)}
+        return {"max_files": thresholds.max_read_amp_files, "max_bytes": bytes_threshold(thresholds, policy),
+                "max_file_amp": policy.max_file_amplification}
     if check == DELETE_GROWTH:
         return {"max_per_hour": thresholds.max_delete_files_per_hour}
     if check == SMALL_FILES:
@@ -71,9 +83,13 @@ def default_thresholds(check: str, thresholds: HealthThresholds, policy: Compact
     raise ValueError(f"check {check!r} is unknown; use one of {', '.join(CHECKS)}")
 
 
-def breaches(check: str, partitions: Iterable[PartitionHealth], **limits: Any) -> list[dict[str, Any]]:
+def breaches(check: str, partitions: Iterable[PartitionHealth], *, target_bytes: int | None = None,
+             **limits: Any) -> list[dict[str, Any]]:
+    """What is over the `check` thresholds; target_bytes (the table's target file size) lets the
+    read-amplification check weigh the whole table's layout too."""
     if check == READ_AMPLIFICATION:
-        return over_read_amplification(partitions, limits.get("max_files"), limits.get("max_bytes"))
+        return over_read_amplification(partitions, limits.get("max_files"), limits.get("max_bytes"),
+                                       limits.get("max_file_amp"), target_bytes)
     if check == DELETE_GROWTH:
         return over_delete_growth(partitions, float(limits["max_per_hour"]))
     if check == SMALL_FILES:

@@ -9,7 +9,7 @@ from lakeops.config import CompactionPolicy
 from lakeops.health.model import FileFigures, PartitionHealth, TableHealth
 
 MB = 1024 * 1024
-POLICY = CompactionPolicy()  # 128 MB target, 10 GB budget
+POLICY = CompactionPolicy(max_file_amplification=None)  # 128 MB target, 10 GB budget; partition rules alone
 PARTITION_BY = ("day(created_at)",)
 
 
@@ -137,3 +137,57 @@ def test_policy_refuses_a_fragment_size_not_below_the_small_file_size():
 
     with pytest.raises(ConfigError, match=r"compaction.fragment_fraction: 0.8 must be in \(0, small_file_fraction 0.75\)"):
         CompactionPolicy(fragment_fraction=0.8)
+
+
+def _compacted(day: int) -> PartitionHealth:
+    return part(day, data_files=1, data_records=10_000, data_bytes=MB, small_files=1, small_file_bytes=MB)
+
+
+def _churned(day: int, data_files: int, applied_deletes: int) -> PartitionHealth:
+    p = part(day, data_files=data_files, data_records=10_000, data_bytes=MB, small_files=data_files,
+             small_file_bytes=MB, delete_files=applied_deletes, delete_records=applied_deletes, delete_bytes=applied_deletes * 1000)
+    return dataclasses.replace(p, read_amp_files=(data_files + applied_deletes) / data_files)
+
+
+def test_file_amplification_folds_the_partitions_saving_most_until_half_the_allowance():
+    policy = CompactionPolicy()  # max_file_amplification 1.5
+    hot, warm, tail = _churned(10, 6, 2), _churned(9, 3, 1), _churned(3, 2, 0)
+    # scanned 8 + 4 + 2 + 7 compacted partitions = 21 files, compacted 10: 2.1 >= 1.5; allowance after: 2.5 files
+    plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy, partition_by=PARTITION_BY)
+
+    assert [a.partition for a in plan.selected] == ["created_at_day=d10", "created_at_day=d9"]  # 7 + 3 saved: 11 -> 1
+    assert plan.selected[0].reason == ("file amplification: a full scan opens 21 files where a compacted copy opens 10 "
+                                       "(2.10 >= max_file_amplification 1.5); this partition saves 7")
+    [call] = plan.actions
+    assert call.kind == REWRITE_DATA and call.partitions == ("created_at_day=d10", "created_at_day=d9")
+    assert call.options["min-input-files"] == "1" and call.options["use-starting-sequence-number"] == "false"
+    assert call.expected_files_after == 2
+
+
+def test_file_amplification_under_the_threshold_plans_nothing():
+    policy = CompactionPolicy(max_file_amplification=2.2)
+    hot, warm, tail = _churned(10, 6, 2), _churned(9, 3, 1), _churned(3, 2, 0)
+    assert plan_compaction(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy,
+                           partition_by=PARTITION_BY) == []
+
+
+def test_a_partition_over_its_own_rule_counts_toward_the_table_allowance():
+    policy = CompactionPolicy(min_fragment_files=6)
+    hot, warm, tail = _churned(10, 6, 2), _churned(9, 3, 1), _churned(3, 2, 0)
+    plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy, partition_by=PARTITION_BY)
+    # d10 is rewritten for its 6 fragments; 4 excess files remain (d9: 3, d3: 1) > 2.5: d9 joins, d3 does not.
+    assert [(a.partition, a.reason.split(":")[0]) for a in plan.selected] == [
+        ("created_at_day=d10", "fragments"), ("created_at_day=d9", "file amplification")]
+
+
+def test_whole_partition_rewrites_drop_their_deletes_in_the_call_and_keep_files_need_a_clean_up():
+    all_small = _churned(10, 6, 2)
+    big_file_stays = dataclasses.replace(_churned(9, 6, 2), small_files=5)  # one file at or above the small-file size
+    equality = dataclasses.replace(_churned(8, 6, 2), equality_delete_files=1)
+    policy = dataclasses.replace(POLICY, delete_ratio_threshold=0.0001)  # every partition's deletes call for a rewrite
+    plan = plan_table(table(all_small, big_file_stays, equality), policy, partition_by=PARTITION_BY)
+    cleanups = sorted(a.partition for a in plan.selected if a.kind == REWRITE_DELETES)
+    assert cleanups == ["created_at_day=d8", "created_at_day=d9"]
+    data = {a.partition: a.options["use-starting-sequence-number"] for a in plan.selected if a.kind == REWRITE_DATA}
+    assert data == {"created_at_day=d10": "false", "created_at_day=d9": "false", "created_at_day=d8": "true"}
+    assert [a.kind for a in plan.actions] == [REWRITE_DATA, REWRITE_DATA, REWRITE_DELETES]  # d8 keeps its own options

@@ -166,3 +166,86 @@ def test_first_change_creates_a_user(tmp_path):
 def test_empty_runs_are_rejected(tmp_path, minutes, per_minute):
     with pytest.raises(ValueError, match="must both be at least 1"):
         generate_cdc(str(tmp_path), START, minutes, per_minute)
+
+
+HISTORY_START = datetime(2026, 11, 21, 23, 0, tzinfo=timezone.utc)
+DAY_US = 86_400_000_000
+
+
+@pytest.fixture(scope="module")
+def skewed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("skewed")
+    stats = generate_cdc(str(root), HISTORY_START, 30, 60, seed=3, history_days=20, history_orders_per_day=300,
+                         order_age_skew=2.0)
+    changes = {table: [json.loads(line) for path in sorted((root / stream).rglob("*.jsonl"))
+                       for line in path.read_text().splitlines()] for table, stream in CDC_STREAMS.items()}
+    return root, stats, changes
+
+
+def test_history_is_an_initial_snapshot_landed_the_minute_before_the_stream(skewed):
+    root, stats, changes = skewed
+    before = HISTORY_START - timedelta(minutes=1)
+    snapshot = {table: [c for c in changes[table] if c["op"] == "r"] for table in CDC_STREAMS}
+    assert stats.snapshot_rows == {"users": 300, "orders": 20 * 300} == {t: len(rows) for t, rows in snapshot.items()}
+    assert (Path(minute_dir(str(root), CDC_STREAMS["orders"], before)) / "orders-20261121T2259.jsonl").exists()
+    created = [c["after"]["created_at"] for c in snapshot["orders"]]
+    first = int((HISTORY_START - timedelta(days=20)).timestamp() * 1_000_000)
+    assert min(created) == first and max(created) < int(HISTORY_START.timestamp() * 1_000_000)
+    per_day = {}
+    for micros in created:
+        per_day[micros // DAY_US] = per_day.get(micros // DAY_US, 0) + 1
+    assert len(per_day) == 21 and max(per_day.values()) <= 300  # spread evenly over the 20 days (21 calendar days)
+    users = {c["after"]["user_id"] for c in snapshot["users"]}
+    assert {c["after"]["user_id"] for c in snapshot["orders"]} <= users
+    assert all(c["before"] is None for rows in snapshot.values() for c in rows)
+
+
+def test_snapshot_and_stream_replay_to_the_live_rows(skewed):
+    _, stats, changes = skewed
+    for table, key in KEYS.items():
+        state: dict[int, dict] = {}
+        for change in sorted(changes[table], key=lambda c: c["source"]["lsn"]):
+            k = (change["after"] or change["before"])[key]
+            if change["op"] in ("r", "c"):
+                assert k not in state
+                state[k] = change["after"]
+            elif change["op"] == "u":
+                assert state[k] == change["before"]
+                state[k] = change["after"]
+            else:
+                assert state.pop(k) == change["before"]
+        assert state == stats.live[table]
+
+
+def _age_shares(changes: list[dict]) -> dict[str, float]:
+    ages = [c["ts_ms"] // 86_400_000 - c["before"]["created_at"] // DAY_US for c in changes if c["op"] in ("u", "d")]
+    return {"today": sum(a == 0 for a in ages) / len(ages), "older than a week": sum(a > 7 for a in ages) / len(ages)}
+
+
+def test_updates_favour_recent_orders_with_a_skew_and_not_without(skewed, tmp_path):
+    _, _, changes = skewed
+    skewed_shares = _age_shares(changes["orders"])
+    uniform = generate_cdc(str(tmp_path), HISTORY_START, 30, 60, seed=3, history_days=20, history_orders_per_day=300)
+    uniform_changes = [json.loads(line) for path in sorted((tmp_path / "cdc/orders").rglob("*.jsonl"))
+                       for line in path.read_text().splitlines()]
+    uniform_shares = _age_shares(uniform_changes)
+    # Zipf 2 over 21 days: weight 1 of about 1.6 for today, under 10% for more than a week.
+    assert skewed_shares["today"] > 0.5 and skewed_shares["older than a week"] < 0.15, skewed_shares
+    assert uniform_shares["today"] < 0.15 and uniform_shares["older than a week"] > 0.5, uniform_shares
+    assert uniform.snapshot_rows["orders"] == 6000
+
+
+def test_skewed_runs_are_deterministic(tmp_path):
+    kwargs = {"history_days": 3, "history_orders_per_day": 50, "order_age_skew": 1.5}
+    first = generate_cdc(str(tmp_path / "a"), HISTORY_START, 3, 50, seed=8, **kwargs)
+    second = generate_cdc(str(tmp_path / "b"), HISTORY_START, 3, 50, seed=8, **kwargs)
+    assert landed(tmp_path / "a") == landed(tmp_path / "b") and first == second
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"order_age_skew": -1.0}, "order_age_skew=-1.0 must be 0"),
+    ({"history_days": 2, "history_orders_per_day": 0}, "history_orders_per_day=0 must both be at least 1"),
+])
+def test_bad_history_or_skew_is_rejected(tmp_path, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        generate_cdc(str(tmp_path), START, 1, 1, **kwargs)

@@ -42,7 +42,8 @@ def test_defaults_come_from_the_table_policies():
     policy = CompactionPolicy(delete_ratio_threshold=0.3, min_small_files=100)
     assert bytes_threshold(HealthThresholds(), policy) == pytest.approx(1 / 0.7)
     assert bytes_threshold(HealthThresholds(max_read_amp_bytes=2.0), policy) == 2.0
-    assert default_thresholds("read_amplification", HealthThresholds(), policy) == {"max_files": 1.5, "max_bytes": pytest.approx(1.4286, abs=1e-4)}
+    assert default_thresholds("read_amplification", HealthThresholds(), policy) == {
+        "max_files": 1.5, "max_bytes": pytest.approx(1.4286, abs=1e-4), "max_file_amp": 1.5}
     assert default_thresholds("delete_growth", HealthThresholds(max_delete_files_per_hour=3), policy) == {"max_per_hour": 3}
     assert default_thresholds("small_files", HealthThresholds(), policy) == {"min_small_files": 100}
     with pytest.raises(ValueError, match="check 'colour' is unknown"):
@@ -52,7 +53,7 @@ def test_defaults_come_from_the_table_policies():
 def test_overrides_replace_config_values_and_unknown_ones_are_named(make_config):
     config = make_config({"tables": {"orders": {"schema": "orders", "health": {"max_read_amp_files": 3}}}})
     assert resolve_limits(config, "orders", "read_amplification", {"max_bytes": 2.5, "max_files": None}) == \
-        {"max_files": 3.0, "max_bytes": 2.5}
+        {"max_files": 3.0, "max_bytes": 2.5, "max_file_amp": 1.5}
     with pytest.raises(ValueError, match="threshold 'max_per_hour' does not apply to check 'read_amplification'"):
         resolve_limits(config, "orders", "read_amplification", {"max_per_hour": 1})
 
@@ -65,3 +66,16 @@ def test_overrides_replace_config_values_and_unknown_ones_are_named(make_config)
 def test_bad_thresholds_are_named(make_config, health, message):
     with pytest.raises(ConfigError, match=message):
         make_config({"tables": {"orders": {"schema": "orders", "health": health}}})
+
+
+def test_whole_table_file_amplification_is_a_table_breach():
+    mb = 1024 * 1024
+    # Two 1-file partitions compacted, a third with 3 data files and 2 delete files: 7 files scanned for 3 compacted.
+    parts = [_p("a", data_files=1, data_records=10, data_bytes=mb), _p("b", data_files=1, data_records=10, data_bytes=mb),
+             _p("c", data_files=3, data_records=30, data_bytes=3 * mb, read_amp_files=5 / 3, delete_files=2,
+                delete_records=3)]
+    [found] = breaches("read_amplification", parts, target_bytes=128 * mb, max_files=None, max_bytes=None, max_file_amp=2.0)
+    assert found == {"partition": "", "spec_id": None, "partition_values": [], "metric": "file_amplification",
+                     "value": pytest.approx(7 / 3, abs=1e-6), "threshold": 2.0}
+    assert breaches("read_amplification", parts, target_bytes=128 * mb, max_files=None, max_bytes=None, max_file_amp=2.4) == []
+    assert breaches("read_amplification", parts, max_files=None, max_bytes=None, max_file_amp=2.0) == []  # no target: not weighed

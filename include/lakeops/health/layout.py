@@ -1,0 +1,42 @@
+"""How far a table's file layout is from a compacted one: pure functions of health figures.
+
+* scan files: the files a full scan of a partition opens, data files plus the delete files that
+  apply to them (read_amp_files x data files);
+* compacted files: the files a compacted copy of the partition would hold, its live bytes over
+  the target file size, at least one (live bytes = data bytes x (1 - deleted rows / rows));
+* excess files: scan files - compacted files, what a rewrite of the partition saves every scan;
+* file amplification of a table: sum of scan files / sum of compacted files over its partitions,
+  1.0 for a freshly compacted table. Merge-on-read CDC raises it by one data file per partition a
+  MERGE touches (the updated rows land in a new file) plus the delete files, whatever the skew:
+  it counts what a full scan opens, the cost that grows with every batch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from lakeops.health.model import FileFigures
+
+
+def scan_files(f: FileFigures) -> int:
+    return round(f.read_amp_files * f.data_files)
+
+
+def compacted_files(f: FileFigures, target_bytes: int) -> int:
+    if not f.data_files or f.delete_records >= f.data_records > 0:
+        return 0
+    deleted = min(f.delete_records, f.data_records) / f.data_records if f.data_records else 0.0
+    return max(1, math.ceil(f.data_bytes * (1 - deleted) / target_bytes))
+
+
+def excess_files(f: FileFigures, target_bytes: int) -> int:
+    return max(0, scan_files(f) - compacted_files(f, target_bytes))
+
+
+def file_amplification(partitions: Iterable[FileFigures], target_bytes: int) -> float:
+    scanned = compacted = 0
+    for p in partitions:
+        scanned += scan_files(p)
+        compacted += compacted_files(p, target_bytes)
+    return scanned / compacted if compacted else 1.0
