@@ -13,8 +13,8 @@ Per partition, in this order (the first rule that fires decides the rewrite):
    ratio -> rewrite_position_delete_files (cheap: merges the delete files, drops dangling ones).
 
 And for the whole table: when a full scan opens max_file_amplification times the files of a
-compacted copy (lakeops.health.layout), rewrite_data_files of the partitions that save the most
-files, until the table is back at half that allowance. Merge-on-read CDC adds a data file to
+compacted copy (lakeops.health.layout), and at least min_fragment_files more, rewrite_data_files
+of the partitions that save the most files, until the table is back at half that allowance. Merge-on-read CDC adds a data file to
 every partition a MERGE touches; the rules above wait for 12 of them per partition, which a
 long tail of partitions each touched now and then never reaches while together they slow every
 full scan.
@@ -43,7 +43,7 @@ from lakeops.compaction.model import (REWRITE_DATA, REWRITE_DELETES, REWRITE_MAN
 from lakeops.compaction.where import partition_where
 from lakeops.config import CompactionPolicy
 from lakeops.exceptions import ConfigError
-from lakeops.health.layout import compacted_files, excess_files, scan_files
+from lakeops.health.layout import compacted_files, excess_files, over_file_amplification
 from lakeops.health.model import PartitionHealth, TableHealth
 
 __all__ = ["REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction", "CompactionPlan",
@@ -147,16 +147,16 @@ def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolic
 def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chosen: set[str],
                            partition_by: tuple[str, ...], sort_columns: tuple[str, ...]) -> list[CompactionAction]:
     """When a full scan of the table opens max_file_amplification times the files of a compacted
-    copy: data rewrites of the partitions that save the most files, until the table is back at
-    half the allowance (so one run buys several intervals of ingest). Partitions in `chosen`
-    are rewritten by their own rule already."""
+    copy, and at least min_fragment_files (Amoro's 12) more: data rewrites of the partitions that
+    save the most files, until the table is back at half the allowance (so one run buys several
+    intervals of ingest). Partitions in `chosen` are rewritten by their own rule already."""
     if policy.max_file_amplification is None:
         return []
     target = policy.target_file_size_mb * MB
-    scanned = sum(scan_files(p) for p in metrics.partitions)
-    compacted = sum(compacted_files(p, target) for p in metrics.partitions)
-    if not compacted or scanned < policy.max_file_amplification * compacted:
+    over = over_file_amplification(metrics.partitions, target, policy.max_file_amplification, policy.min_fragment_files)
+    if over is None:
         return []
+    scanned, compacted = over
     allowed = (policy.max_file_amplification - 1) / 2 * compacted
     excess = scanned - compacted - sum(excess_files(p, target) for p in metrics.partitions if p.partition in chosen)
     why = (f"file amplification: a full scan opens {scanned} files where a compacted copy opens {compacted} "

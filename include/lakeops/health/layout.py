@@ -34,9 +34,26 @@ def excess_files(f: FileFigures, target_bytes: int) -> int:
     return max(0, scan_files(f) - compacted_files(f, target_bytes))
 
 
-def file_amplification(partitions: Iterable[FileFigures], target_bytes: int) -> float:
+def table_layout(partitions: Iterable[FileFigures], target_bytes: int) -> tuple[int, int]:
+    """(files a full scan opens, files a compacted copy would hold) over the partitions."""
     scanned = compacted = 0
     for p in partitions:
         scanned += scan_files(p)
         compacted += compacted_files(p, target_bytes)
+    return scanned, compacted
+
+
+def file_amplification(partitions: Iterable[FileFigures], target_bytes: int) -> float:
+    scanned, compacted = table_layout(partitions, target_bytes)
     return scanned / compacted if compacted else 1.0
+
+
+def over_file_amplification(partitions: Iterable[FileFigures], target_bytes: int, max_amplification: float,
+                            min_excess: int) -> tuple[int, int] | None:
+    """(scanned, compacted) when a full scan opens at least max_amplification times the files of
+    a compacted copy and at least min_excess files more (a small table is not worth a rewrite
+    for a handful of files); else None."""
+    scanned, compacted = table_layout(partitions, target_bytes)
+    if compacted and scanned >= max_amplification * compacted and scanned - compacted >= min_excess:
+        return scanned, compacted
+    return None

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lakeops.config import CompactionPolicy, HealthThresholds
-from lakeops.health.layout import file_amplification
+from lakeops.health.layout import over_file_amplification
 from lakeops.health.model import PartitionHealth
 
 READ_AMPLIFICATION = "read_amplification"
@@ -32,11 +32,11 @@ def _breach(p: PartitionHealth, metric: str, value: float, threshold: float) -> 
 
 def over_read_amplification(partitions: Iterable[PartitionHealth], max_files: float | None,
                             max_bytes: float | None, max_file_amp: float | None = None,
-                            target_bytes: int | None = None) -> list[dict[str, Any]]:
+                            target_bytes: int | None = None, min_excess_files: int = 1) -> list[dict[str, Any]]:
     """Partitions whose scan opens at least max_files files per data file, or reads at least
     max_bytes bytes per live byte; and the whole table when a full scan opens at least
-    max_file_amp times the files of a compacted copy (lakeops.health.layout; needs the target
-    file size). A None threshold is not checked."""
+    max_file_amp times the files of a compacted copy, and min_excess_files more
+    (lakeops.health.layout; needs the target file size). A None threshold is not checked."""
     partitions = list(partitions)
     found = []
     for p in partitions:
@@ -45,10 +45,10 @@ def over_read_amplification(partitions: Iterable[PartitionHealth], max_files: fl
         elif max_bytes is not None and p.read_amp_bytes >= max_bytes:
             found.append(_breach(p, "read_amp_bytes", p.read_amp_bytes, max_bytes))
     if max_file_amp is not None and target_bytes:
-        amplification = file_amplification(partitions, target_bytes)
-        if amplification >= max_file_amp:
+        over = over_file_amplification(partitions, target_bytes, max_file_amp, int(min_excess_files))
+        if over:
             found.append({"partition": "", "spec_id": None, "partition_values": [], "metric": "file_amplification",
-                          "value": round(amplification, 6), "threshold": float(max_file_amp)})
+                          "value": round(over[0] / over[1], 6), "threshold": float(max_file_amp)})
     return found
 
 
@@ -75,7 +75,7 @@ def default_thresholds(check: str, thresholds: HealthThresholds, policy: Compact
     """A check's thresholds from a table's config: the keyword arguments of breaches()."""
     if check == READ_AMPLIFICATION:
         return {"max_files": thresholds.max_read_amp_files, "max_bytes": bytes_threshold(thresholds, policy),
-                "max_file_amp": policy.max_file_amplification}
+                "max_file_amp": policy.max_file_amplification, "min_excess_files": float(policy.min_fragment_files)}
     if check == DELETE_GROWTH:
         return {"max_per_hour": thresholds.max_delete_files_per_hour}
     if check == SMALL_FILES:
@@ -89,7 +89,7 @@ def breaches(check: str, partitions: Iterable[PartitionHealth], *, target_bytes:
     read-amplification check weigh the whole table's layout too."""
     if check == READ_AMPLIFICATION:
         return over_read_amplification(partitions, limits.get("max_files"), limits.get("max_bytes"),
-                                       limits.get("max_file_amp"), target_bytes)
+                                       limits.get("max_file_amp"), target_bytes, int(limits.get("min_excess_files", 1)))
     if check == DELETE_GROWTH:
         return over_delete_growth(partitions, float(limits["max_per_hour"]))
     if check == SMALL_FILES:

@@ -32,6 +32,8 @@ DEFAULT_ATTEMPTS = 3
 class ActionResult:
     kind: str
     partition: str
+    partitions: list[str] = field(default_factory=list)
+    """Every partition the call covered."""
     status: str = "pending"
     """done | partial (some groups still conflicted after every attempt) | failed | dry_run"""
     attempts: int = 0
@@ -80,7 +82,7 @@ def _is_conflict(text: str) -> bool:
 
 def run_action(spark: SparkSession, catalog: str, table: str, action: CompactionAction,
                attempts: int = DEFAULT_ATTEMPTS) -> ActionResult:
-    result = ActionResult(action.kind, action.partition)
+    result = ActionResult(action.kind, action.partition, list(action.partitions or ([action.partition] if action.partition else [])))
     sql = procedure_sql(catalog, table, action)
     started = time.monotonic()
     for attempt in range(1, attempts + 1):

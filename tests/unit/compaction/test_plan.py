@@ -151,31 +151,36 @@ def _churned(day: int, data_files: int, applied_deletes: int) -> PartitionHealth
 
 def test_file_amplification_folds_the_partitions_saving_most_until_half_the_allowance():
     policy = CompactionPolicy()  # max_file_amplification 1.5
-    hot, warm, tail = _churned(10, 6, 2), _churned(9, 3, 1), _churned(3, 2, 0)
-    # scanned 8 + 4 + 2 + 7 compacted partitions = 21 files, compacted 10: 2.1 >= 1.5; allowance after: 2.5 files
+    hot, warm, tail = _churned(10, 7, 2), _churned(9, 3, 1), _churned(3, 2, 0)
+    # scanned 9 + 4 + 2 + 7 compacted partitions = 22 files, compacted 10: 2.2 >= 1.5 and 12 more files (Amoro's 12);
+    # allowance after: 2.5 files
     plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy, partition_by=PARTITION_BY)
 
-    assert [a.partition for a in plan.selected] == ["created_at_day=d10", "created_at_day=d9"]  # 7 + 3 saved: 11 -> 1
-    assert plan.selected[0].reason == ("file amplification: a full scan opens 21 files where a compacted copy opens 10 "
-                                       "(2.10 >= max_file_amplification 1.5); this partition saves 7")
+    assert [a.partition for a in plan.selected] == ["created_at_day=d10", "created_at_day=d9"]  # 8 + 3 saved: 12 -> 1
+    assert plan.selected[0].reason == ("file amplification: a full scan opens 22 files where a compacted copy opens 10 "
+                                       "(2.20 >= max_file_amplification 1.5); this partition saves 8")
     [call] = plan.actions
     assert call.kind == REWRITE_DATA and call.partitions == ("created_at_day=d10", "created_at_day=d9")
     assert call.options["min-input-files"] == "1" and call.options["use-starting-sequence-number"] == "false"
     assert call.expected_files_after == 2
 
 
-def test_file_amplification_under_the_threshold_plans_nothing():
-    policy = CompactionPolicy(max_file_amplification=2.2)
-    hot, warm, tail = _churned(10, 6, 2), _churned(9, 3, 1), _churned(3, 2, 0)
-    assert plan_compaction(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy,
+def test_file_amplification_under_the_threshold_or_the_floor_plans_nothing():
+    hot, warm, tail = _churned(10, 7, 2), _churned(9, 3, 1), _churned(3, 2, 0)
+    others = [_compacted(d) for d in range(11, 18)]
+    assert plan_compaction(table(hot, warm, tail, *others), CompactionPolicy(max_file_amplification=2.3),
+                           partition_by=PARTITION_BY) == []
+    # 2.2x but 11 files to save, under Amoro's 12: a small table is not rewritten for a handful of files
+    smaller_hot = _churned(10, 6, 2)
+    assert plan_compaction(table(smaller_hot, warm, tail, *others[:5]), CompactionPolicy(),
                            partition_by=PARTITION_BY) == []
 
 
 def test_a_partition_over_its_own_rule_counts_toward_the_table_allowance():
     policy = CompactionPolicy(min_fragment_files=6)
-    hot, warm, tail = _churned(10, 6, 2), _churned(9, 3, 1), _churned(3, 2, 0)
+    hot, warm, tail = _churned(10, 7, 2), _churned(9, 3, 1), _churned(3, 2, 0)
     plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy, partition_by=PARTITION_BY)
-    # d10 is rewritten for its 6 fragments; 4 excess files remain (d9: 3, d3: 1) > 2.5: d9 joins, d3 does not.
+    # d10 is rewritten for its 7 fragments; 4 excess files remain (d9: 3, d3: 1) > 2.5: d9 joins, d3 does not.
     assert [(a.partition, a.reason.split(":")[0]) for a in plan.selected] == [
         ("created_at_day=d10", "fragments"), ("created_at_day=d9", "file amplification")]
 

@@ -43,7 +43,7 @@ def test_defaults_come_from_the_table_policies():
     assert bytes_threshold(HealthThresholds(), policy) == pytest.approx(1 / 0.7)
     assert bytes_threshold(HealthThresholds(max_read_amp_bytes=2.0), policy) == 2.0
     assert default_thresholds("read_amplification", HealthThresholds(), policy) == {
-        "max_files": 1.5, "max_bytes": pytest.approx(1.4286, abs=1e-4), "max_file_amp": 1.5}
+        "max_files": 1.5, "max_bytes": pytest.approx(1.4286, abs=1e-4), "max_file_amp": 1.5, "min_excess_files": 12}
     assert default_thresholds("delete_growth", HealthThresholds(max_delete_files_per_hour=3), policy) == {"max_per_hour": 3}
     assert default_thresholds("small_files", HealthThresholds(), policy) == {"min_small_files": 100}
     with pytest.raises(ValueError, match="check 'colour' is unknown"):
@@ -53,7 +53,7 @@ def test_defaults_come_from_the_table_policies():
 def test_overrides_replace_config_values_and_unknown_ones_are_named(make_config):
     config = make_config({"tables": {"orders": {"schema": "orders", "health": {"max_read_amp_files": 3}}}})
     assert resolve_limits(config, "orders", "read_amplification", {"max_bytes": 2.5, "max_files": None}) == \
-        {"max_files": 3.0, "max_bytes": 2.5, "max_file_amp": 1.5}
+        {"max_files": 3.0, "max_bytes": 2.5, "max_file_amp": 1.5, "min_excess_files": 12}
     with pytest.raises(ValueError, match="threshold 'max_per_hour' does not apply to check 'read_amplification'"):
         resolve_limits(config, "orders", "read_amplification", {"max_per_hour": 1})
 
@@ -79,3 +79,5 @@ def test_whole_table_file_amplification_is_a_table_breach():
                      "value": pytest.approx(7 / 3, abs=1e-6), "threshold": 2.0}
     assert breaches("read_amplification", parts, target_bytes=128 * mb, max_files=None, max_bytes=None, max_file_amp=2.4) == []
     assert breaches("read_amplification", parts, max_files=None, max_bytes=None, max_file_amp=2.0) == []  # no target: not weighed
+    assert breaches("read_amplification", parts, target_bytes=128 * mb, max_files=None, max_bytes=None, max_file_amp=2.0,
+                    min_excess_files=5) == []  # 4 files more than compacted: under the floor
