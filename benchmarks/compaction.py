@@ -8,6 +8,7 @@ copy of the table per scenario (see benchmarks/compaction_workload.py):
 
 * none:      never compacted;
 * fixed:N:   a cron job: rewrite_data_files on the whole table, Iceberg's defaults, every N minutes;
+* tuned:N:   the same with min-input-files 2 (every partition with two or more files), every N minutes;
 * threshold: health from metadata, the sensors' threshold checks, the pure planner and the runner
              (lakeops.spark.compact_table.run_compaction), checked after every interval.
 
@@ -33,8 +34,8 @@ from typing import Any
 
 from benchmarks.compaction_meter import Cost, Meter, load_average, time_queries
 from benchmarks.compaction_report import plot, report
-from benchmarks.compaction_workload import (BATCH, CRON_ACTION, START, Scenario, bench_config, fresh_copy,
-                                            parse_scenario, queries)
+from benchmarks.compaction_workload import (BATCH, CRON_ACTION, START, TUNED_CRON_ACTION, Scenario, bench_config,
+                                            fresh_copy, parse_scenario, queries)
 from benchmarks.results import results_path
 
 log = logging.getLogger("benchmarks.compaction")
@@ -142,9 +143,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             with meter.measure(ingest[s.name]):
                 run_cdc_ingest(spark, config, s.table, plan_ingest(config, s.table, start, start + BATCH))
         for s in scenarios:
-            if s.kind == "fixed" and minute % s.every == 0:
+            if s.kind in ("fixed", "tuned") and minute % s.every == 0:
+                cron = CRON_ACTION if s.kind == "fixed" else TUNED_CRON_ACTION
                 with meter.measure(compaction[s.name]):
-                    outcome = run_action(spark, config.catalog.name, config.qualified(s.table), CRON_ACTION)
+                    outcome = run_action(spark, config.catalog.name, config.qualified(s.table), cron)
                 if outcome.status != "done":
                     print(f"  {s.name} at {minute}: {outcome.status} {outcome.error} {outcome.conflicts}", flush=True)
             elif s.kind == "threshold":

@@ -48,7 +48,7 @@ def report(result: dict[str, Any]) -> str:
     args, series = result["args"], result["series"]
     rows = []
     figures = summary(result)
-    fixed = [s["name"] for s in result["scenarios"] if s["kind"] == "fixed"]
+    fixed = [s["name"] for s in result["scenarios"] if s["kind"] in ("fixed", "tuned")]
     for scenario in result["scenarios"]:
         name = scenario["name"]
         f, end = figures[name], series[-1]["health"][name]
@@ -63,7 +63,8 @@ def report(result: dict[str, Any]) -> str:
         ["maintenance", "data + delete files (end)", "files (mean)", "read amp files / bytes (mean)",
          "full scan vs fresh, CPU: median (p90)", "full scan vs fresh, wall", "last 24 h vs fresh, CPU",
          "last 24 h vs fresh, wall", "compaction runs",
-         "compaction wall s", "compaction CPU s", "CPU vs fixed", "health checks CPU s", "ingest CPU s"], rows)
+         "compaction wall s", "compaction CPU s", f"CPU vs {' / '.join(fixed)}", "health checks CPU s",
+         "ingest CPU s"], rows)
     load = result["load_average"]
     fresh = {q: {m: statistics.median(p["query"][q]["fresh"][m] for p in series) for m in ("cpu_s", "wall_s")}
              for q in QUERIES}

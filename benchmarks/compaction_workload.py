@@ -13,6 +13,8 @@ Maintenance:
 * none: never compacted;
 * fixed: a hand-written cron job: Iceberg's rewrite_data_files on the whole table with Iceberg's
   defaults every N simulated minutes (run through lakeops.spark.compact.run_action);
+* tuned: the same cron tuned for a CDC table: min-input-files 2, so every partition holding two
+  or more files is folded, every N simulated minutes;
 * threshold: what `compact_tables` does: health from metadata (lakeops.health), the sensors'
   threshold checks (lakeops.health.thresholds.breaches with the table's configured limits), the
   pure planner (lakeops.compaction.plan.plan_table) and the runner
@@ -44,15 +46,17 @@ FRESH = "orders_fresh"
 # progress). The runner only adds the CALL around it.
 CRON_ACTION = CompactionAction(REWRITE_DATA, "", None, "fixed schedule: the whole table, Iceberg's defaults",
                                strategy="binpack")
+TUNED_CRON_ACTION = CompactionAction(REWRITE_DATA, "", None, "fixed schedule: the whole table, min-input-files 2",
+                                     strategy="binpack", options={"min-input-files": "2"})
 
 
 @dataclass(frozen=True)
 class Scenario:
     name: str
     kind: str
-    """none | fixed | threshold"""
+    """none | fixed | tuned | threshold"""
     every: int = 0
-    """fixed: simulated minutes between runs."""
+    """fixed, tuned: simulated minutes between runs."""
 
     @property
     def table(self) -> str:
@@ -60,15 +64,17 @@ class Scenario:
 
 
 def parse_scenario(text: str) -> Scenario:
-    """'none', 'threshold', 'fixed:30' (every 30 simulated minutes)."""
+    """'none', 'threshold', 'fixed:30' or 'tuned:10' (a cron every 30 or 10 simulated minutes)."""
     kind, _, every = text.partition(":")
-    if kind == "fixed":
+    if kind in ("fixed", "tuned"):
         if not every.isdigit() or int(every) % 5:
-            raise ValueError(f"scenario {text!r}: give the fixed schedule's period in minutes, a multiple of 5, e.g. fixed:30")
-        return Scenario(f"fixed{every}", "fixed", int(every))
+            raise ValueError(f"scenario {text!r}: give the schedule's period in minutes, a multiple of 5, e.g. {kind}:30")
+        return Scenario(f"{kind}{every}", kind, int(every))
     if kind in ("none", "threshold") and not every:
         return Scenario(kind, kind)
-    raise ValueError(f"scenario {text!r} is unknown; use none, threshold or fixed:<minutes>")
+    raise ValueError(f"scenario {text!r} is unknown; use none, threshold, fixed:<minutes> or tuned:<minutes>")
+
+
 
 
 def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any]) -> LakeopsConfig:

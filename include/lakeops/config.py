@@ -123,8 +123,10 @@ class CompactionPolicy:
     """Amoro's minor-optimize trigger: 12 fragment files in a partition."""
     manifest_rewrite_threshold: int = 100
     max_concurrent_file_group_rewrites: int = 2
-    max_commits_per_call: int = 10
-    """Iceberg's partial-progress.max-commits: file groups of one call are committed in at most this many commits."""
+    max_commits_per_call: int = 3
+    """Iceberg's partial-progress.max-commits (default 10): one call's file groups are committed in at most this
+    many commits, so a group that conflicts sinks at most a third of the call (the runner's retry redoes it);
+    each commit rewrites the table metadata, which costs more than rewriting a small partition."""
     max_file_amplification: float | None = 1.5
     """Whole table: compact when a full scan opens this many times the files of a compacted copy
     (lakeops.health.layout), folding the partitions that save the most files first; None: off."""

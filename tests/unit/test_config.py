@@ -73,6 +73,8 @@ def test_table_defaults(make_config):
         "min_fragment_files": 12,
         "manifest_rewrite_threshold": 100,
         "max_concurrent_file_group_rewrites": 2,
+        "max_commits_per_call": 3,
+        "max_file_amplification": 1.5,
     }
     assert dataclasses.asdict(table.retention) == {
         "max_snapshot_age_hours": 120,

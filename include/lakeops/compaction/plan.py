@@ -14,7 +14,7 @@ Per partition, in this order (the first rule that fires decides the rewrite):
 
 And for the whole table: when a full scan opens max_file_amplification times the files of a
 compacted copy (lakeops.health.layout), and at least min_fragment_files more, rewrite_data_files
-of the partitions that save the most files, until the table is back at half that allowance. Merge-on-read CDC adds a data file to
+of every partition a rewrite would shrink, most files saved first. Merge-on-read CDC adds a data file to
 every partition a MERGE touches; the rules above wait for 12 of them per partition, which a
 long tail of partitions each touched now and then never reaches while together they slow every
 full scan.
@@ -147,9 +147,11 @@ def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolic
 def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chosen: set[str],
                            partition_by: tuple[str, ...], sort_columns: tuple[str, ...]) -> list[CompactionAction]:
     """When a full scan of the table opens max_file_amplification times the files of a compacted
-    copy, and at least min_fragment_files (Amoro's 12) more: data rewrites of the partitions that
-    save the most files, until the table is back at half the allowance (so one run buys several
-    intervals of ingest). Partitions in `chosen` are rewritten by their own rule already."""
+    copy, and at least min_fragment_files (Amoro's 12) more: data rewrites of every partition a
+    rewrite would shrink, most files saved first (the byte budget defers the rest). A call's
+    planning and commits cost far more than one more partition in it, so a run folds all it can
+    and the next one is as far off as the ingest allows. Partitions in `chosen` are rewritten by
+    their own rule already."""
     if policy.max_file_amplification is None:
         return []
     target = policy.target_file_size_mb * MB
@@ -157,20 +159,12 @@ def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chose
     if over is None:
         return []
     scanned, compacted = over
-    allowed = (policy.max_file_amplification - 1) / 2 * compacted
-    excess = scanned - compacted - sum(excess_files(p, target) for p in metrics.partitions if p.partition in chosen)
     why = (f"file amplification: a full scan opens {scanned} files where a compacted copy opens {compacted} "
            f"({scanned / compacted:.2f} >= max_file_amplification {policy.max_file_amplification})")
-    actions = []
-    others = sorted((p for p in metrics.partitions if p.partition not in chosen),
-                    key=lambda p: (-excess_files(p, target), p.data_bytes, p.partition))
-    for p in others:
-        saves = excess_files(p, target)
-        if excess <= allowed or saves < 1:
-            break
-        actions.append(_rewrite(p, REWRITE_DATA, f"{why}; this partition saves {saves}", policy, partition_by, sort_columns))
-        excess -= saves
-    return actions
+    shrinking = [p for p in metrics.partitions if p.partition not in chosen and excess_files(p, target) >= 1]
+    shrinking.sort(key=lambda p: (-excess_files(p, target), p.data_bytes, p.partition))
+    return [_rewrite(p, REWRITE_DATA, f"{why}; this partition saves {excess_files(p, target)}", policy, partition_by,
+                     sort_columns) for p in shrinking]
 
 
 def _needs_cleanup(p: PartitionHealth) -> bool:

@@ -149,20 +149,21 @@ def _churned(day: int, data_files: int, applied_deletes: int) -> PartitionHealth
     return dataclasses.replace(p, read_amp_files=(data_files + applied_deletes) / data_files)
 
 
-def test_file_amplification_folds_the_partitions_saving_most_until_half_the_allowance():
+def test_file_amplification_folds_every_partition_a_rewrite_shrinks_in_one_call():
     policy = CompactionPolicy()  # max_file_amplification 1.5
     hot, warm, tail = _churned(10, 7, 2), _churned(9, 3, 1), _churned(3, 2, 0)
-    # scanned 9 + 4 + 2 + 7 compacted partitions = 22 files, compacted 10: 2.2 >= 1.5 and 12 more files (Amoro's 12);
-    # allowance after: 2.5 files
+    # scanned 9 + 4 + 2 + 7 compacted partitions = 22 files, compacted 10: 2.2 >= 1.5 and 12 more files (Amoro's 12)
     plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy, partition_by=PARTITION_BY)
 
-    assert [a.partition for a in plan.selected] == ["created_at_day=d10", "created_at_day=d9"]  # 8 + 3 saved: 12 -> 1
+    assert [a.partition for a in plan.selected] == ["created_at_day=d10", "created_at_day=d9", "created_at_day=d3"]
     assert plan.selected[0].reason == ("file amplification: a full scan opens 22 files where a compacted copy opens 10 "
                                        "(2.20 >= max_file_amplification 1.5); this partition saves 8")
+    assert plan.selected[2].reason.endswith("this partition saves 1")
     [call] = plan.actions
-    assert call.kind == REWRITE_DATA and call.partitions == ("created_at_day=d10", "created_at_day=d9")
+    assert call.kind == REWRITE_DATA and call.partitions == ("created_at_day=d10", "created_at_day=d9", "created_at_day=d3")
     assert call.options["min-input-files"] == "1" and call.options["use-starting-sequence-number"] == "false"
-    assert call.expected_files_after == 2
+    assert call.options["partial-progress.max-commits"] == "3"
+    assert call.expected_files_after == 3
 
 
 def test_file_amplification_under_the_threshold_or_the_floor_plans_nothing():
@@ -176,13 +177,13 @@ def test_file_amplification_under_the_threshold_or_the_floor_plans_nothing():
                            partition_by=PARTITION_BY) == []
 
 
-def test_a_partition_over_its_own_rule_counts_toward_the_table_allowance():
+def test_a_partition_over_its_own_rule_keeps_its_reason():
     policy = CompactionPolicy(min_fragment_files=6)
     hot, warm, tail = _churned(10, 7, 2), _churned(9, 3, 1), _churned(3, 2, 0)
     plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy, partition_by=PARTITION_BY)
-    # d10 is rewritten for its 7 fragments; 4 excess files remain (d9: 3, d3: 1) > 2.5: d9 joins, d3 does not.
     assert [(a.partition, a.reason.split(":")[0]) for a in plan.selected] == [
-        ("created_at_day=d10", "fragments"), ("created_at_day=d9", "file amplification")]
+        ("created_at_day=d10", "fragments"), ("created_at_day=d9", "file amplification"),
+        ("created_at_day=d3", "file amplification")]
 
 
 def test_whole_partition_rewrites_drop_their_deletes_in_the_call_and_keep_files_need_a_clean_up():
