@@ -1,15 +1,16 @@
 """
 ### Compact a table when its health calls for it
 
-Three health sensors read the table's metadata only (read amplification, delete-file growth,
-small files; thresholds from lakeops.yaml) → when at least one fires, `plan` turns it and the table's compaction policy into actions (which
+Three health sensors read the table's metadata only (read amplification, including the whole
+table's file amplification; delete-file growth; small files; thresholds from lakeops.yaml) →
+when at least one fires, `plan` turns it and the table's compaction policy into actions (which
 partitions; binpack, or sort by the zonemap columns; position-delete rewrite; manifest rewrite;
-why; expected gain) within the per-run byte budget, and skips the rest of the run when there is
-nothing to do → `compact` spark-submits `spark_jobs/compact_table.py`, which runs Iceberg's
-`rewrite_data_files` / `rewrite_position_delete_files` / `rewrite_manifests` on the planned
-partitions only (partial progress on; a group that conflicts with a concurrent CDC MERGE is
-retried, then reported in the result), records health before and after, and reconciles the
-zonemap index.
+why; expected gain) within the per-run byte budget, one procedure call per kind of rewrite over
+all its partitions, and skips the rest of the run when there is nothing to do → `compact`
+spark-submits `spark_jobs/compact_table.py`, which runs Iceberg's `rewrite_data_files` /
+`rewrite_position_delete_files` / `rewrite_manifests` on the planned partitions only (partial
+progress on; a group that conflicts with a concurrent CDC MERGE is retried, then reported in the
+result), records health before and after, and reconciles the zonemap index.
 
 Rate limits: the Spark task runs in pool `lakeops_spark`, one run at a time, and never rewrites
 more than `compaction.max_bytes_per_run_mb` per run; deferred partitions wait for the next run.
@@ -38,7 +39,10 @@ ONE_CHECK = {"mode": "poke", "poke_interval": 5, "timeout": 1, "soft_fail": True
 with DAG(
     dag_id="compact_tables",
     doc_md=__doc__,
-    schedule=CronDataIntervalTimetable("*/30 * * * *", timezone="UTC"),
+    # Every 10 minutes, twice the ingest interval: a CDC table's allowance of extra files
+    # (compaction.max_file_amplification) fills in a few intervals, and a check that finds nothing
+    # over threshold costs a metadata read and no Spark.
+    schedule=CronDataIntervalTimetable("*/10 * * * *", timezone="UTC"),
     start_date=pendulum.datetime(2026, 11, 1, tz="UTC"),
     catchup=False,
     max_active_runs=1,

@@ -482,11 +482,18 @@ def test_max_snapshot_age_below_one_hour_is_rejected(make_config):
         ({"delete_ratio_threshold": -0.1}, r"compaction.delete_ratio_threshold: -0.1 must be in \(0, 1\]"),
         ({"min_small_files": 0}, "compaction.min_small_files: 0 must be at least 1"),
         ({"max_bytes_per_run_mb": 0}, "compaction.max_bytes_per_run_mb: 0 must be at least 1"),
+        ({"max_commits_per_call": 0}, "compaction.max_commits_per_call: 0 must be at least 1"),
+        ({"max_file_amplification": 1.0}, r"compaction.max_file_amplification: 1.0 must be above 1.0 \(1.0 is a freshly"),
     ],
 )
 def test_bad_compaction_policy(make_config, compaction, expected):
     with pytest.raises(ConfigError, match=expected):
         make_config(events_table(compaction=compaction))
+
+
+def test_the_table_wide_trigger_can_be_turned_off(make_config):
+    assert make_config(events_table(compaction={"max_file_amplification": None})).table("events").compaction.max_file_amplification is None
+    assert make_config(events_table(compaction={"max_file_amplification": 2})).table("events").compaction.max_file_amplification == 2.0
 
 
 @pytest.mark.parametrize("key", ["sql.shuffle.partitions", "executor.memory", "SPARK.sql.x", "park.x"])

@@ -19,15 +19,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--events-per-minute", type=int, default=500)
     parser.add_argument("--cdc-changes-per-minute", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--history-days", type=int, default=0, help="land an initial snapshot (op r) of this many past days of orders")
+    parser.add_argument("--history-orders-per-day", type=int, default=1000)
+    parser.add_argument("--order-age-skew", type=float, default=0.0,
+                        help="Zipf exponent on the age in days of the order a change hits (0: uniform, 2: most changes hit today's orders)")
     parser.add_argument("--landing-dir", help="default: landing_dir of the config file")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     root = args.landing_dir or load_config().landing_root
     events = generate_events(root, args.start, args.minutes, args.events_per_minute, seed=args.seed)
-    cdc = generate_cdc(root, args.start, args.minutes, args.cdc_changes_per_minute, seed=args.seed + 1)
+    cdc = generate_cdc(root, args.start, args.minutes, args.cdc_changes_per_minute, seed=args.seed + 1,
+                       history_days=args.history_days, history_orders_per_day=args.history_orders_per_day,
+                       order_age_skew=args.order_age_skew)
     log.info("landed %d event files under %s: %d good events (%d late), %d bad lines %s",
              events.files, root, events.good, events.late, events.bad_total, events.bad)
-    log.info("landed %d CDC files: %s", cdc.files, cdc.changes)
+    log.info("landed %d CDC files: %s (initial snapshot rows: %s)", cdc.files, cdc.changes, cdc.snapshot_rows)
 
 
 if __name__ == "__main__":
