@@ -24,9 +24,10 @@ DAY1, DAY2 = "2026-11-20", "2026-11-21"
 MOR = {"write.merge.mode": "merge-on-read", "write.update.mode": "merge-on-read", "write.delete.mode": "merge-on-read"}
 
 
-def _orders_catalog(spark, base: Path, merged: bool):
-    """A catalog with an orders table over two days (two inserts each); with merged=True a MERGE
-    then updates every order of the first day, leaving delete files on all its data files."""
+def _orders_catalog(spark, base: Path, merged: bool, inserts: int = 2):
+    """A catalog with an orders table over two days (`inserts` inserts, a file per day each); with
+    merged=True a MERGE then updates every order of the first day, leaving delete files on all its
+    data files."""
     config = make_test_config(base)
     register_catalog(spark, config)
     spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
@@ -34,7 +35,7 @@ def _orders_catalog(spark, base: Path, merged: bool):
     spark.sql(create_table_sql(config, config.table("orders")))
     props = ", ".join(f"'{k}'='{v}'" for k, v in MOR.items())
     spark.sql(f"ALTER TABLE {name} SET TBLPROPERTIES ({props})")
-    for batch in range(2):
+    for batch in range(inserts):
         spark.sql(f"""INSERT INTO {name} SELECT id, id % 7, 'created', CAST(id AS DECIMAL(12, 2)), 'USD',
             CAST(IF(id % 2 = 0, '{DAY1} 10:00:00', '{DAY2} 10:00:00') AS TIMESTAMP), current_timestamp()
             FROM range({batch * 100}, {batch * 100 + 100}) ORDER BY id""")
@@ -56,6 +57,12 @@ def quiet(spark, tmp_path_factory):
 @pytest.fixture(scope="module")
 def fired(spark, tmp_path_factory):
     return _orders_catalog(spark, tmp_path_factory.mktemp("fired"), merged=True)
+
+
+@pytest.fixture(scope="module")
+def fragmented(spark, tmp_path_factory):
+    """Eight small inserts: 16 data files where a compacted copy holds 2 (8x, 14 files to save)."""
+    return _orders_catalog(spark, tmp_path_factory.mktemp("fragmented"), merged=False, inserts=8)
 
 
 DAG_FILES = Path(__file__).resolve().parent / "dag_files"
@@ -104,6 +111,22 @@ def test_sensors_stay_quiet_below_threshold(airflow_db, quiet, fired, monkeypatc
     # The merged table under a growth threshold above what the MERGE added.
     added = _delete_files(fired[0])
     states = _run(monkeypatch, fired[1], "delete_growth", mode, out, threshold=added + 1)
+    assert states["sensor"] == "skipped" and not out.exists()
+
+
+def test_read_amplification_sensor_fires_on_the_whole_table_file_amplification(airflow_db, fragmented, quiet,
+                                                                             monkeypatch, tmp_path):
+    out = tmp_path / "partitions.json"
+    # No delete file anywhere: only the table-wide layout can fire (partition limits set out of reach).
+    states = _run(monkeypatch, fragmented[1], "read_amplification", "poke", out, threshold=1000)
+    assert states == {"sensor": "success", "collect": "success"}
+    assert json.loads(out.read_text()) == [{"partition": "", "spec_id": None, "partition_values": [],
+                                            "metric": "file_amplification", "value": 8.0, "threshold": 1.5}]
+    out.unlink()
+    states = _run(monkeypatch, fragmented[1], "read_amplification", "poke", out, threshold=1000, max_file_amp=8.5)
+    assert states["sensor"] == "skipped" and not out.exists()
+    # Two files per partition (2x) but only 2 to save, under Amoro's 12: quiet at the shipped 1.5.
+    states = _run(monkeypatch, quiet[1], "read_amplification", "poke", out, threshold=1000)
     assert states["sensor"] == "skipped" and not out.exists()
 
 
