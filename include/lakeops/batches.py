@@ -6,12 +6,17 @@ carrying `published-wap-id`) an ancestor of the current snapshot.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pyiceberg.table.snapshots import ancestors_of
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from pyiceberg.table import Table
+
+BATCH_ID_PROPERTY = "lakeops.batch-id"
 
 
 def published_snapshot(table: Table, batch_id: str) -> int | None:
@@ -27,3 +32,27 @@ def staged_snapshot(table: Table, batch_id: str) -> int | None:
     """The newest snapshot staged under batch_id, published or not."""
     staged = [s for s in table.snapshots() if s.summary is not None and s.summary.get("wap.id") == batch_id]
     return max(staged, key=lambda s: s.timestamp_ms).snapshot_id if staged else None
+
+
+@dataclass(frozen=True)
+class LaterBatch:
+    """A batch already on the table whose interval ends after a new batch's start."""
+
+    batch_id: str
+    snapshot_id: int
+    parent_id: int | None
+    """The snapshot before it: where a table would be rolled back to apply older changes in order."""
+
+
+def later_batch(table: Table, table_name: str, start: datetime) -> LaterBatch | None:
+    """The oldest published interval batch of table_name, among the current snapshot's ancestors,
+    whose interval ends after `start` (see lakeops.ingest.plan.first_batch_not_before)."""
+    from lakeops.ingest.plan import first_batch_not_before
+
+    tagged = [(s, s.summary.get(BATCH_ID_PROPERTY)) for s in ancestors_of(table.current_snapshot(), table.metadata)
+              if s.summary is not None and s.summary.get(BATCH_ID_PROPERTY)]
+    index = first_batch_not_before([value for _, value in tagged], table_name, start)
+    if index is None:
+        return None
+    snapshot, value = tagged[index]
+    return LaterBatch(value, snapshot.snapshot_id, snapshot.parent_snapshot_id)

@@ -22,9 +22,38 @@ class IngestPlan:
     end: datetime
 
 
+_BATCH_TIME = "%Y%m%dT%H%M%SZ"
+
+
 def batch_id(table: str, start: datetime, end: datetime) -> str:
-    fmt = "%Y%m%dT%H%M%SZ"
-    return f"{table}@{start.astimezone(timezone.utc):{fmt}}-{end.astimezone(timezone.utc):{fmt}}"
+    return f"{table}@{start.astimezone(timezone.utc):{_BATCH_TIME}}-{end.astimezone(timezone.utc):{_BATCH_TIME}}"
+
+
+def batch_interval(value: str) -> tuple[str, datetime, datetime] | None:
+    """(table, start, end) of an interval batch id ('users@20261121T100000Z-20261121T100500Z');
+    None for other ids (streaming micro-batches, ids of other tools)."""
+    table, at, interval = value.partition("@")
+    first, dash, last = interval.partition("-")
+    if not (table and at and dash):
+        return None
+    try:
+        start = datetime.strptime(first, _BATCH_TIME).replace(tzinfo=timezone.utc)
+        end = datetime.strptime(last, _BATCH_TIME).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    return table, start, end
+
+
+def first_batch_not_before(batch_ids: list[str], table: str, start: datetime) -> int | None:
+    """Index of the oldest of `batch_ids` (newest first, as ancestors are walked) whose interval of
+    `table` ends after `start`: changes of an interval starting at `start` are older than (or
+    overlap) that batch's. None when every interval batch ended by `start`."""
+    found = None
+    for index, value in enumerate(batch_ids):
+        interval = batch_interval(value)
+        if interval is not None and interval[0] == table and interval[2] > start:
+            found = index
+    return found
 
 
 def plan_ingest(config: LakeopsConfig, table: str, start: datetime, end: datetime) -> IngestPlan:
