@@ -1,0 +1,70 @@
+"""The streaming query stopped between a micro-batch's Iceberg commit and the checkpoint's commit log,
+then restarted from the checkpoint: the replayed micro-batch appends nothing, nothing is missing."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+import lakeops.spark.stream_events
+from lakeops.catalog import load_catalog
+from lakeops.generator import generate_events
+from lakeops.ingest.stream import AVAILABLE_NOW, plan_stream
+from lakeops.spark.stream_events import run_stream
+from lakeops.zonemap.micro import micro_zonemap_uri
+from tests.integration.streaming.conftest import committed_event_ids, quarantined_rows, stream_snapshots
+
+pytestmark = pytest.mark.spark
+
+START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+
+
+def _local(uri: str) -> Path:
+    return Path(uri.removeprefix("file://"))
+
+
+def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_appends_nothing(
+        stream_spark, stream_config, monkeypatch):
+    landed = generate_events(stream_config.landing_root, START, 6, 60, seed=11, users=200, bad_fraction=0.05)
+    plan = plan_stream(stream_config, "events", AVAILABLE_NOW)
+    real_commit = lakeops.spark.stream_events.commit_events
+    calls = []
+
+    def commit_then_crash(*args, **kwargs):
+        result = real_commit(*args, **kwargs)
+        calls.append(result)
+        if len(calls) == 2:
+            raise RuntimeError("crash after the Iceberg commit, before the checkpoint's commit log")
+        return result
+
+    monkeypatch.setattr(lakeops.spark.stream_events, "commit_events", commit_then_crash)
+    with pytest.raises(Exception, match="crash after the Iceberg commit"):
+        run_stream(stream_spark, stream_config, plan)
+    monkeypatch.undo()
+
+    checkpoint = _local(plan.checkpoint)
+    assert [r.status for r in calls] == ["committed", "committed"]
+    assert (checkpoint / "offsets" / "1").exists() and not (checkpoint / "commits" / "1").exists(), \
+        "micro-batch 1 is committed to Iceberg but not to the checkpoint: the restart must replay it"
+    assert len(stream_snapshots(stream_config)) == 2
+
+    restarted = run_stream(stream_spark, stream_config, plan)
+
+    assert (restarted.status, restarted.micro_batches, restarted.already_committed, restarted.committed) == ("finished", 2, 1, 1)
+    ids = committed_event_ids(stream_config)
+    assert len(ids) == landed.good and set(ids) == landed.good_event_ids, "no duplicates, no gaps"
+    assert quarantined_rows(stream_config) == landed.bad_total > 0
+    snapshots = stream_snapshots(stream_config)
+    assert len(snapshots) == 3 and {s.summary["lakeops.batch-id"].rsplit("-", 1)[1] for s in snapshots} == {"0", "1", "2"}
+    assert sum(int(s.summary["lakeops.files"]) for s in snapshots) == landed.files == 6
+
+    table = load_catalog(stream_config.catalog).load_table(stream_config.identifier("events"))
+    for snapshot in snapshots:
+        assert table.io.new_input(micro_zonemap_uri(table, snapshot.snapshot_id)).exists(), \
+            f"micro-batch commit {snapshot.summary['lakeops.batch-id']} has no micro zonemap"
+
+    generate_events(stream_config.landing_root, START.replace(minute=30), 1, 40, seed=12, users=200, bad_fraction=0)
+    later = run_stream(stream_spark, stream_config, plan)
+    assert (later.micro_batches, later.files, later.rows) == (1, 1, 40), "a restart reads only the files landed since"
