@@ -166,6 +166,8 @@ def run_stream(spark: SparkSession, config: LakeopsConfig, plan: StreamPlan) -> 
     finally:
         if query is not None and query.isActive:
             query.stop()
+        # Progress events are delivered asynchronously: let the last ones reach the listener first.
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
         spark.streams.removeListener(listener)
     results = writer.results
     result = StreamResult(

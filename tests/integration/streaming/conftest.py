@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lakeops.catalog import load_catalog
 from tests.conftest import PROJECT_ROOT, make_test_config, register_catalog
 
 
@@ -27,22 +26,3 @@ def stream_config(tmp_path: Path):
 @pytest.fixture()
 def stream_spark(spark, stream_config):
     return register_catalog(spark, stream_config)
-
-
-def committed_event_ids(config) -> list[str]:
-    table = load_catalog(config.catalog).load_table(config.identifier("events"))
-    return table.scan(selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist()
-
-
-def quarantined_rows(config) -> int:
-    return load_catalog(config.catalog).load_table(config.identifier("events_quarantine")).scan().to_arrow().num_rows
-
-
-def stream_snapshots(config) -> list:
-    """Published snapshots of `events` committed by a micro-batch of the stream, oldest first."""
-    table = load_catalog(config.catalog).load_table(config.identifier("events"))
-    from pyiceberg.table.snapshots import ancestors_of
-
-    found = [s for s in ancestors_of(table.current_snapshot(), table.metadata)
-             if "@stream-" in (s.summary or {}).get("lakeops.batch-id", "")]
-    return list(reversed(found))

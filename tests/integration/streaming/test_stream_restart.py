@@ -4,7 +4,6 @@ then restarted from the checkpoint: the replayed micro-batch appends nothing, no
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
@@ -14,15 +13,11 @@ from lakeops.generator import generate_events
 from lakeops.ingest.stream import AVAILABLE_NOW, plan_stream
 from lakeops.spark.stream_events import run_stream
 from lakeops.zonemap.micro import micro_zonemap_uri
-from tests.integration.streaming.conftest import committed_event_ids, quarantined_rows, stream_snapshots
+from tests.integration.streaming.helpers import committed_event_ids, micro_batch_logs, quarantined_rows, stream_commits
 
 pytestmark = pytest.mark.spark
 
 START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
-
-
-def _local(uri: str) -> Path:
-    return Path(uri.removeprefix("file://"))
 
 
 def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_appends_nothing(
@@ -44,11 +39,10 @@ def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_append
         run_stream(stream_spark, stream_config, plan)
     monkeypatch.undo()
 
-    checkpoint = _local(plan.checkpoint)
     assert [r.status for r in calls] == ["committed", "committed"]
-    assert (checkpoint / "offsets" / "1").exists() and not (checkpoint / "commits" / "1").exists(), \
+    assert micro_batch_logs(stream_config) == ({0, 1}, {0}), \
         "micro-batch 1 is committed to Iceberg but not to the checkpoint: the restart must replay it"
-    assert len(stream_snapshots(stream_config)) == 2
+    assert len(stream_commits(stream_config)) == 2
 
     restarted = run_stream(stream_spark, stream_config, plan)
 
@@ -56,14 +50,14 @@ def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_append
     ids = committed_event_ids(stream_config)
     assert len(ids) == landed.good and set(ids) == landed.good_event_ids, "no duplicates, no gaps"
     assert quarantined_rows(stream_config) == landed.bad_total > 0
-    snapshots = stream_snapshots(stream_config)
-    assert len(snapshots) == 3 and {s.summary["lakeops.batch-id"].rsplit("-", 1)[1] for s in snapshots} == {"0", "1", "2"}
-    assert sum(int(s.summary["lakeops.files"]) for s in snapshots) == landed.files == 6
+    commits = stream_commits(stream_config)
+    assert [summary["lakeops.batch-id"].rsplit("-", 1)[1] for _, summary in commits] == ["0", "1", "2"]
+    assert sum(int(summary["lakeops.files"]) for _, summary in commits) == landed.files == 6
 
     table = load_catalog(stream_config.catalog).load_table(stream_config.identifier("events"))
-    for snapshot in snapshots:
-        assert table.io.new_input(micro_zonemap_uri(table, snapshot.snapshot_id)).exists(), \
-            f"micro-batch commit {snapshot.summary['lakeops.batch-id']} has no micro zonemap"
+    for snapshot_id, summary in commits:
+        assert table.io.new_input(micro_zonemap_uri(table, snapshot_id)).exists(), \
+            f"micro-batch commit {summary['lakeops.batch-id']} has no micro zonemap"
 
     generate_events(stream_config.landing_root, START.replace(minute=30), 1, 40, seed=12, users=200, bad_fraction=0)
     later = run_stream(stream_spark, stream_config, plan)
