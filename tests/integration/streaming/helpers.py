@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pyiceberg.exceptions import NoSuchTableError
 from pyiceberg.table.snapshots import ancestors_of
 
 from lakeops.catalog import load_catalog
@@ -20,8 +21,12 @@ def quarantined_rows(config) -> int:
 
 
 def stream_commits(config) -> list[tuple[int, dict[str, str]]]:
-    """(snapshot id, summary) of each published micro-batch commit of the stream on `events`, oldest first."""
-    table = load_catalog(config.catalog).load_table(config.identifier("events"))
+    """(snapshot id, summary) of each published micro-batch commit of the stream on `events`, oldest first
+    (none while the table does not exist yet)."""
+    try:
+        table = load_catalog(config.catalog).load_table(config.identifier("events"))
+    except NoSuchTableError:
+        return []
     if table.current_snapshot() is None:
         return []
     found = [(s.snapshot_id, dict(s.summary.additional_properties)) for s in ancestors_of(table.current_snapshot(), table.metadata)
