@@ -196,8 +196,8 @@ class StreamingConfig:
     query with a processing-time trigger."""
 
     checkpoint_location: str | None = None
-    """Absolute path or URI of the query's checkpoint; default <warehouse>/_checkpoints/<namespace>/<table>.
-    Never under the table's own location: orphan removal would delete it."""
+    """Absolute path or URI of the query's checkpoint; default <warehouse>/_checkpoints/<namespace>/<table>,
+    beside the table's folder and outside its location, so nothing that manages the table's files lists it."""
     max_files_per_trigger: int = 100
     """Landed files one micro-batch reads at most: bounds a batch after an outage (availableNow splits the backlog)."""
     trigger_interval_seconds: int = 15

@@ -52,8 +52,8 @@ def source_glob(landing_root: str, stream: str) -> str:
 
 
 def default_checkpoint(config: LakeopsConfig, table: str) -> str:
-    """<warehouse>/_checkpoints/<namespace>/<table>: beside the table's folder, outside its location
-    (orphan removal deletes what lies under a table's location and is not in its metadata)."""
+    """<warehouse>/_checkpoints/<namespace>/<table>: beside the table's folder, outside its location, so
+    nothing that manages the table's files (orphan removal, a purge) lists it."""
     return f"{config.catalog.warehouse_location.rstrip('/')}/_checkpoints/{config.catalog.namespace}/{table}"
 
 

@@ -89,16 +89,21 @@ def parse_events(raw: DataFrame) -> DataFrame:
     return df
 
 
-def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int) -> None:
+def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int,
+                               missing_only: bool = False) -> None:
     """The micro zonemap of the committed batch. The batch is already durable: a failure here is
-    logged, and the files stay candidates for every read until consolidation indexes them."""
-    from lakeops.zonemap.micro import write_micro_zonemap
+    logged, and the files stay candidates for every read until consolidation indexes them.
+    missing_only: for a batch found already published (a rerun, a replayed micro-batch), whose first
+    run may have died between its commit and its zonemap; an existing zonemap is kept."""
+    from lakeops.zonemap.micro import micro_zonemap_uri, write_micro_zonemap
 
     spec = config.table(table)
     if not spec.zonemap.columns:
         return
     try:
         loaded = catalog.load_table(config.identifier(spec.name))
+        if missing_only and loaded.io.new_input(micro_zonemap_uri(loaded, snapshot_id)).exists():
+            return
         write_micro_zonemap(loaded, spec, snapshot_id)
     except Exception:
         log.exception("zonemap for snapshot %s of %s was not written; reads will not prune its files until "
@@ -117,8 +122,10 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
     catalog = load_catalog(config.catalog)
     ensure_tables(spark, catalog, config, table)
     # Quarantine rows are published before good rows, so a published events batch is a finished batch.
-    if published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id) is not None:
+    published = published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id)
+    if published is not None:
         log.info("batch %s is already committed to %s; nothing to do", plan.batch_id, plan.table)
+        write_zonemap_after_commit(catalog, config, table, published, missing_only=True)
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: parse {len(files)} files")
@@ -157,6 +164,9 @@ def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
             good = parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
             snapshot = append_once(spark, catalog, good, config.qualified(table), batch_id, summary)
             if snapshot is None:  # an earlier or concurrent run of the same batch published it
+                published = published_snapshot(catalog.load_table(config.identifier(table)), batch_id)
+                if published is not None:
+                    write_zonemap_after_commit(catalog, config, table, published, missing_only=True)
                 return IngestResult(batch_id, "already_committed", files)
     finally:
         parsed.unpersist()

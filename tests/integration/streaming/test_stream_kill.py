@@ -14,11 +14,13 @@ from datetime import datetime, timezone
 import pytest
 import yaml
 
+from lakeops.catalog import load_catalog
 from lakeops.config import load_config
 from lakeops.generator import generate_events
 from lakeops.ingest.stream import AVAILABLE_NOW, plan_stream
 from lakeops.runtime import spark_submit_command
 from lakeops.spark.stream_events import run_stream
+from lakeops.zonemap.micro import micro_zonemap_uri
 from tests.conftest import PROJECT_ROOT, register_catalog
 from tests.integration.streaming.conftest import streaming_tables
 from tests.integration.streaming.helpers import committed_event_ids, micro_batch_logs, quarantined_rows, stream_commits
@@ -84,3 +86,6 @@ def test_stream_killed_with_sigkill_and_restarted_commits_every_row_once(spark, 
     commits = stream_commits(config)
     assert sorted(_epoch(summary) for _, summary in commits) == list(range(FILES))
     assert sum(int(summary["lakeops.files"]) for _, summary in commits) == FILES
+    table = load_catalog(config.catalog).load_table(config.identifier("events"))
+    assert all(table.io.new_input(micro_zonemap_uri(table, snapshot_id)).exists() for snapshot_id, _ in commits), \
+        "every micro-batch commit has its micro zonemap, also one killed before writing it (the replay writes it)"
