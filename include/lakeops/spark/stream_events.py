@@ -145,6 +145,8 @@ def _supervise(query: StreamingQuery, plan: StreamPlan, writer: MicroBatchWriter
 
 def run_stream(spark: SparkSession, config: LakeopsConfig, plan: StreamPlan) -> StreamResult:
     """Run the query in plan.mode and return what its micro-batches committed. Raises when it fails."""
+    # py4j's callback server (foreachBatch, the listener) logs every call at INFO: keep the job log to progress.
+    logging.getLogger("py4j").setLevel(logging.WARNING)
     catalog = load_catalog(config.catalog)
     ensure_tables(spark, catalog, config, plan.table_name)
     writer = MicroBatchWriter(config, plan, catalog)
