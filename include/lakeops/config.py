@@ -185,6 +185,46 @@ class HealthThresholds:
             raise ConfigError(f"health.max_delete_files_per_hour: {self.max_delete_files_per_hour} must be positive, e.g. 12")
 
 
+STREAM_MAX_RUN_SECONDS = 6 * 3600
+"""Longest supervised run of a streaming query; the supervising DAG's task timeout is derived from it."""
+
+
+@dataclass(frozen=True)
+class StreamingConfig:
+    """Streaming ingest of a table (README "Streaming ingest"): a Structured Streaming query over the
+    landing zone, run either as availableNow micro-batches per DAG run or as a supervised long-running
+    query with a processing-time trigger."""
+
+    checkpoint_location: str | None = None
+    """Absolute path or URI of the query's checkpoint; default <warehouse>/_checkpoints/<namespace>/<table>,
+    beside the table's folder and outside its location, so nothing that manages the table's files lists it."""
+    max_files_per_trigger: int = 100
+    """Landed files one micro-batch reads at most: bounds a batch after an outage (availableNow splits the backlog)."""
+    trigger_interval_seconds: int = 15
+    """Processing-time trigger of the long-running query: how often it looks for new files."""
+    run_seconds: int = 3600
+    """How long one supervised run lasts before it stops gracefully (the next run resumes from the checkpoint)."""
+    stop_timeout_seconds: int = 120
+    """At the end of a supervised run, how long to wait for the running micro-batch to finish before stopping anyway."""
+
+    def __post_init__(self) -> None:
+        location = self.checkpoint_location
+        if location == "":
+            object.__setattr__(self, "checkpoint_location", None)  # an unset ${VAR:-} in the file
+        elif location is not None and "://" not in location and not location.startswith("/"):
+            raise ConfigError(f"streaming.checkpoint_location: {location!r} is relative; use an absolute path or a URI "
+                              "(e.g. s3a://bucket/checkpoints/events), or leave it unset for the warehouse default")
+        bounds = {"max_files_per_trigger": (1, 100_000, "100"), "trigger_interval_seconds": (1, 3600, "15"),
+                  "run_seconds": (10, STREAM_MAX_RUN_SECONDS, "3600"), "stop_timeout_seconds": (10, 3600, "120")}
+        for key, (low, high, example) in bounds.items():
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ConfigError(f"streaming.{key}: {value!r} must be a whole number from {low} to {high}, e.g. {example}")
+        if self.trigger_interval_seconds >= self.run_seconds:
+            raise ConfigError(f"streaming.trigger_interval_seconds: {self.trigger_interval_seconds} must be shorter than "
+                              f"streaming.run_seconds ({self.run_seconds}); a supervised run would end before its first trigger")
+
+
 @dataclass(frozen=True)
 class TableConfig:
     name: str
@@ -198,6 +238,7 @@ class TableConfig:
     compaction: CompactionPolicy = field(default_factory=CompactionPolicy)
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
     health: HealthThresholds = field(default_factory=HealthThresholds)
+    streaming: StreamingConfig = field(default_factory=StreamingConfig)
 
     def __post_init__(self) -> None:
         where = f"tables.{self.name}"

@@ -89,16 +89,21 @@ def parse_events(raw: DataFrame) -> DataFrame:
     return df
 
 
-def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int) -> None:
+def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int,
+                               missing_only: bool = False) -> None:
     """The micro zonemap of the committed batch. The batch is already durable: a failure here is
-    logged, and the files stay candidates for every read until consolidation indexes them."""
-    from lakeops.zonemap.micro import write_micro_zonemap
+    logged, and the files stay candidates for every read until consolidation indexes them.
+    missing_only: for a batch found already published (a rerun, a replayed micro-batch), whose first
+    run may have died between its commit and its zonemap; an existing zonemap is kept."""
+    from lakeops.zonemap.micro import micro_zonemap_uri, write_micro_zonemap
 
     spec = config.table(table)
     if not spec.zonemap.columns:
         return
     try:
         loaded = catalog.load_table(config.identifier(spec.name))
+        if missing_only and loaded.io.new_input(micro_zonemap_uri(loaded, snapshot_id)).exists():
+            return
         write_micro_zonemap(loaded, spec, snapshot_id)
     except Exception:
         log.exception("zonemap for snapshot %s of %s was not written; reads will not prune its files until "
@@ -117,35 +122,55 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
     catalog = load_catalog(config.catalog)
     ensure_tables(spark, catalog, config, table)
     # Quarantine rows are published before good rows, so a published events batch is a finished batch.
-    if published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id) is not None:
+    published = published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id)
+    if published is not None:
         log.info("batch %s is already committed to %s; nothing to do", plan.batch_id, plan.table)
+        write_zonemap_after_commit(catalog, config, table, published, missing_only=True)
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: parse {len(files)} files")
     raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
+    return commit_events(spark, catalog, config, table, raw, plan.batch_id, len(files))
+
+
+def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str, raw: DataFrame,
+                  batch_id: str, files: int | None = None) -> IngestResult:
+    """Parse raw(value, source_file) and commit it as batch batch_id, exactly once: bad lines to the
+    quarantine first, then the good rows, then the micro zonemap. `files` None: counted from the rows.
+    Shared by batch ingest and every micro-batch of the streaming query."""
+    from pyspark.sql import functions as F
+
+    spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: parse and count")
     parsed = parse_events(raw).withColumn("ingested_at", F.current_timestamp()).cache()
     try:
-        counts = {r["good"]: r["n"] for r in parsed.groupBy((F.col("reason").isNull()).alias("good")).count()
-                  .withColumnRenamed("count", "n").collect()}
-        rows, quarantined = counts.get(True, 0), counts.get(False, 0)
-        log.info("batch %s: %d good rows, %d rows to quarantine", plan.batch_id, rows, quarantined)
-        summary = {"lakeops.rows": str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(len(files))}
+        counts = parsed.agg(F.count_if(F.col("reason").isNull()).alias("good"),
+                            F.count_if(F.col("reason").isNotNull()).alias("bad"),
+                            F.countDistinct("source_file").alias("files")).first()
+        rows, quarantined = int(counts["good"]), int(counts["bad"])
+        files = int(counts["files"]) if files is None else files
+        log.info("batch %s: %d files, %d good rows, %d rows to quarantine", batch_id, files, rows, quarantined)
+        summary = {"lakeops.rows": str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(files)}
         if quarantined:
-            spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: quarantine {quarantined} rows")
+            spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: quarantine {quarantined} rows")
             bad = parsed.where(F.col("reason").isNotNull()).select(
-                F.lit(table).alias("table_name"), F.lit(plan.batch_id).alias("batch_id"), "source_file",
+                F.lit(table).alias("table_name"), F.lit(batch_id).alias("batch_id"), "source_file",
                 F.col("value").alias("raw_line"), "reason", F.col("ingested_at").alias("quarantined_at"))
-            append_once(spark, catalog, bad, plan.quarantine_table, plan.batch_id, summary)
+            if append_once(spark, catalog, bad, config.qualified(config.table(table).quarantine_name), batch_id, summary) is None \
+                    and not rows:  # a batch of bad lines only, published before
+                return IngestResult(batch_id, "already_committed", files)
         snapshot = None
         if rows:
-            spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: commit {rows} rows")
+            spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: commit {rows} rows")
             good = parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
-            snapshot = append_once(spark, catalog, good, plan.table, plan.batch_id, summary)
-            if snapshot is None:  # a concurrent run of the same batch won the publish
-                return IngestResult(plan.batch_id, "already_committed", len(files))
+            snapshot = append_once(spark, catalog, good, config.qualified(table), batch_id, summary)
+            if snapshot is None:  # an earlier or concurrent run of the same batch published it
+                published = published_snapshot(catalog.load_table(config.identifier(table)), batch_id)
+                if published is not None:
+                    write_zonemap_after_commit(catalog, config, table, published, missing_only=True)
+                return IngestResult(batch_id, "already_committed", files)
     finally:
         parsed.unpersist()
     if snapshot is not None:
         write_zonemap_after_commit(catalog, config, table, snapshot)
-    log.info("batch %s: committed %d rows (snapshot %s), quarantined %d", plan.batch_id, rows, snapshot, quarantined)
-    return IngestResult(plan.batch_id, "committed", len(files), rows, quarantined, snapshot)
+    log.info("batch %s: committed %d rows (snapshot %s), quarantined %d", batch_id, rows, snapshot, quarantined)
+    return IngestResult(batch_id, "committed", files, rows, quarantined, snapshot)
