@@ -11,9 +11,10 @@ from lakeops.config import LakeopsConfig
 from lakeops.ingest.ddl import table_ddl
 from lakeops.ingest.plan import IngestPlan
 from lakeops.schemas import EVENTS
-from lakeops.batches import published_snapshot
+from lakeops.batches import ROWS_PROPERTY, published_snapshot
 from lakeops.catalog import load_catalog
 from lakeops.spark.commit import append_once
+from lakeops.staging.plan import LandedFile
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -48,8 +49,9 @@ def ensure_tables(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
         spark.sql(statement)
 
 
-def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
-    """Data files in the given folders, through Hadoop's file system so any scheme works. Hidden files are skipped."""
+def landed_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[LandedFile]:
+    """Data files (with sizes) in the given folders, through Hadoop's file system so any scheme works.
+    Hidden files are skipped."""
     jvm = spark.sparkContext._jvm
     hadoop_conf = spark.sparkContext._jsc.hadoopConfiguration()
     files = []
@@ -61,8 +63,13 @@ def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
         for status in fs.listStatus(path):
             name = status.getPath().getName()
             if status.isFile() and not name.startswith((".", "_")):
-                files.append(status.getPath().toString())
-    return sorted(files)
+                files.append(LandedFile(status.getPath().toString(), int(status.getLen())))
+    return sorted(files, key=lambda f: f.path)
+
+
+def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
+    """Paths of the data files in the given folders (landed_files without sizes)."""
+    return [f.path for f in landed_files(spark, dirs)]
 
 
 def parse_events(raw: DataFrame) -> DataFrame:
@@ -105,11 +112,50 @@ def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: s
                       "consolidation indexes them", snapshot_id, table)
 
 
-def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan) -> IngestResult:
+def read_landed(spark: SparkSession, files: list[str]) -> DataFrame:
+    """The landed lines of `files`, parsed (parse_events) and stamped with ingested_at; cached,
+    so counting and writing read the files once. The caller unpersists it."""
     from pyspark.sql import functions as F
 
+    raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
+    return parse_events(raw).withColumn("ingested_at", F.current_timestamp()).cache()
+
+
+def count_rows(parsed: DataFrame) -> tuple[int, int]:
+    """(good rows, rows to quarantine) of a parsed batch."""
+    from pyspark.sql import functions as F
+
+    counts = {r["good"]: r["n"] for r in parsed.groupBy((F.col("reason").isNull()).alias("good")).count()
+              .withColumnRenamed("count", "n").collect()}
+    return counts.get(True, 0), counts.get(False, 0)
+
+
+def good_rows(parsed: DataFrame) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    return parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
+
+
+def quarantine_rows(parsed: DataFrame, table: str, batch_id: str) -> DataFrame:
+    """The bad rows as quarantine table rows: the raw line, its file and the reason."""
+    from pyspark.sql import functions as F
+
+    return parsed.where(F.col("reason").isNotNull()).select(
+        F.lit(table).alias("table_name"), F.lit(batch_id).alias("batch_id"), "source_file",
+        F.col("value").alias("raw_line"), "reason", F.col("ingested_at").alias("quarantined_at"))
+
+
+def batch_summary(rows: int, quarantined: int, files: int) -> dict[str, str]:
+    """What every commit of a batch carries in its snapshot summary, beside its batch id."""
+    return {ROWS_PROPERTY: str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(files)}
+
+
+def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan,
+               files: list[str] | None = None) -> IngestResult:
+    """Ingest the plan's interval, or only `files` of it when given (a share of a split interval,
+    under its own batch id)."""
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: list landed files")
-    files = existing_files(spark, plan.source_dirs)
+    files = existing_files(spark, plan.source_dirs) if files is None else files
     if not files:
         log.info("batch %s: no landed files in %d folders (%s .. %s); nothing to ingest",
                  plan.batch_id, len(plan.source_dirs), plan.source_dirs[:1], plan.source_dirs[-1:])
@@ -122,25 +168,19 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: parse {len(files)} files")
-    raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
-    parsed = parse_events(raw).withColumn("ingested_at", F.current_timestamp()).cache()
+    parsed = read_landed(spark, files)
     try:
-        counts = {r["good"]: r["n"] for r in parsed.groupBy((F.col("reason").isNull()).alias("good")).count()
-                  .withColumnRenamed("count", "n").collect()}
-        rows, quarantined = counts.get(True, 0), counts.get(False, 0)
+        rows, quarantined = count_rows(parsed)
         log.info("batch %s: %d good rows, %d rows to quarantine", plan.batch_id, rows, quarantined)
-        summary = {"lakeops.rows": str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(len(files))}
+        summary = batch_summary(rows, quarantined, len(files))
         if quarantined:
             spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: quarantine {quarantined} rows")
-            bad = parsed.where(F.col("reason").isNotNull()).select(
-                F.lit(table).alias("table_name"), F.lit(plan.batch_id).alias("batch_id"), "source_file",
-                F.col("value").alias("raw_line"), "reason", F.col("ingested_at").alias("quarantined_at"))
-            append_once(spark, catalog, bad, plan.quarantine_table, plan.batch_id, summary)
+            append_once(spark, catalog, quarantine_rows(parsed, table, plan.batch_id), plan.quarantine_table,
+                        plan.batch_id, summary)
         snapshot = None
         if rows:
             spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: commit {rows} rows")
-            good = parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
-            snapshot = append_once(spark, catalog, good, plan.table, plan.batch_id, summary)
+            snapshot = append_once(spark, catalog, good_rows(parsed), plan.table, plan.batch_id, summary)
             if snapshot is None:  # a concurrent run of the same batch won the publish
                 return IngestResult(plan.batch_id, "already_committed", len(files))
     finally:
