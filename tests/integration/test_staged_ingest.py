@@ -1,10 +1,11 @@
-"""Staged writers and one committer on real local Spark and a fresh embedded catalog per test:
-writers (run_stage) write data files and manifests, the committer (commit_staged) commits them once."""
+"""Staged writers and one committer on real local Spark and a fresh embedded catalog: writers
+(run_stage) write data files and manifests, the committer (commit_staged) commits them once."""
 
 from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 import pyarrow.parquet as pq
@@ -13,7 +14,6 @@ from pyiceberg import expressions as E
 from pyiceberg.conversions import from_bytes
 
 from lakeops.catalog import load_catalog
-from lakeops.exceptions import IngestError
 from lakeops.generator import generate_events
 from lakeops.ingest.plan import plan_ingest
 from lakeops.spark.stage_events import run_stage
@@ -22,23 +22,36 @@ from lakeops.staging.commit import commit_staged
 from lakeops.staging.plan import attempt_data_dir, batch_key, staged_data_root, staging_dir, started_uri
 from lakeops.zonemap.micro import micro_zonemap_uri
 from lakeops.zonemap.store import read_files
+from tests.conftest import make_test_config, register_catalog
 
 pytestmark = pytest.mark.spark
 
 START = datetime(2026, 11, 21, 23, 57, tzinfo=timezone.utc)  # the interval crosses midnight: two day partitions
 END = START + timedelta(minutes=5)
-WRITERS = 3
+WRITERS = 2
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-@pytest.fixture()
-def landed(lakeops_config):
-    return generate_events(lakeops_config.landing_root, START, 5, 60, seed=11, bad_fraction=0.05)
+@dataclass(frozen=True)
+class Staged:
+    config: object
+    landed: object
+    plan: object
+    stages: list
+    result: object
 
 
-@pytest.fixture()
-def plan(lakeops_config):
-    return plan_ingest(lakeops_config, "events", START, END)
+@pytest.fixture(scope="module")
+def staged(spark, tmp_path_factory):
+    """One interval staged by two writers and committed once; the tests below only read it (or re-run
+    what must change nothing)."""
+    config = make_test_config(tmp_path_factory.mktemp("staged"))
+    register_catalog(spark, config)
+    landed = generate_events(config.landing_root, START, 5, 60, seed=11, bad_fraction=0.05)
+    plan = plan_ingest(config, "events", START, END)
+    stages = [run_stage(spark, config, "events", plan, k, WRITERS) for k in range(WRITERS)]
+    assert _tables(config)[0].current_snapshot() is None, "writers commit nothing"
+    return Staged(config, landed, plan, stages, commit_staged(config, "events", plan, WRITERS))
 
 
 def _tables(config):
@@ -50,29 +63,21 @@ def _ids(table):
     return table.scan(selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist()
 
 
-def _stage_all(spark, config, plan, writers=WRITERS):
-    return [run_stage(spark, config, "events", plan, k, writers) for k in range(writers)]
+def test_writers_stage_and_one_commit_lands_every_row_once(spark, staged):
+    config, landed, plan, result = staged.config, staged.landed, staged.plan, staged.result
+    assert [r.status for r in staged.stages] == ["staged"] * WRITERS
+    assert sum(r.files for r in staged.stages) == landed.files == 5 and min(r.files for r in staged.stages) >= 2
 
-
-def test_writers_stage_and_one_commit_lands_every_row_once(catalog_spark, lakeops_config, landed, plan):
-    staged = _stage_all(catalog_spark, lakeops_config, plan)
-    events, quarantine = _tables(lakeops_config)
-    assert events.current_snapshot() is None, "writers commit nothing"
-    assert sorted(f for r in staged for f in [r.files]) and sum(r.files for r in staged) == landed.files == 5
-    assert {r.status for r in staged} == {"staged"}
-
-    result = commit_staged(lakeops_config, "events", plan, WRITERS)
-
-    events, quarantine = _tables(lakeops_config)
+    events, quarantine = _tables(config)
     ids = _ids(events)
     assert (result.status, result.rows, result.quarantined) == ("committed", landed.good, landed.bad_total)
     assert len(ids) == len(set(ids)) == landed.good and set(ids) == landed.good_event_ids
     assert quarantine.scan().to_arrow().num_rows == landed.bad_total > 0
-    assert len(events.snapshots()) == 1, "one commit for all writers"
+    assert len(events.snapshots()) == len(quarantine.snapshots()) == 1, "one commit per table for all writers"
     summary = events.current_snapshot().summary
     assert summary["lakeops.batch-id"] == plan.batch_id and summary["lakeops.commit-mode"] == "staged"
     assert summary["lakeops.writers"] == str(WRITERS) and summary["lakeops.rows"] == str(landed.good)
-    assert catalog_spark.table(lakeops_config.qualified("events")).count() == landed.good, "Spark reads what pyiceberg reads"
+    assert spark.table(config.qualified("events")).count() == landed.good, "Spark reads what pyiceberg reads"
 
     key = batch_key("events", plan.batch_id)
     assert store.list_tree(staging_dir(events.location(), key)) == {}, "manifests and markers are gone"
@@ -80,10 +85,8 @@ def test_writers_stage_and_one_commit_lands_every_row_once(catalog_spark, lakeop
     assert set(store.list_tree(staged_data_root(events.location(), key))) == committed, "only committed files stay"
 
 
-def test_staged_files_carry_field_ids_partitions_and_metrics_that_prune(catalog_spark, lakeops_config, landed, plan):
-    _stage_all(catalog_spark, lakeops_config, plan)
-    result = commit_staged(lakeops_config, "events", plan, WRITERS)
-    events, _ = _tables(lakeops_config)
+def test_staged_files_carry_field_ids_partitions_and_metrics_that_prune(staged):
+    events, _ = _tables(staged.config)
     tasks = list(events.scan().plan_files())
     days = {t.file.partition[0] for t in tasks}
     assert len(days) == 2, "the interval crosses midnight: two event-day partitions"
@@ -113,42 +116,34 @@ def test_staged_files_carry_field_ids_partitions_and_metrics_that_prune(catalog_
     before = list(events.scan(row_filter=E.LessThan("event_time", later_day.isoformat())).plan_files())
     assert 0 < len(before) < len(tasks) and all(t.file.partition[0] == min(days) for t in before)
 
-    entries, unreadable = read_files([micro_zonemap_uri(events, result.snapshot_id)])
+    entries, unreadable = read_files([micro_zonemap_uri(events, staged.result.snapshot_id)])
     user_id = events.schema().find_field("user_id").field_id
     assert not unreadable and {e.file_path for e in entries} == {t.file.file_path for t in tasks}
     assert all(user_id in e.blooms for e in entries), "Bloom filters need field ids: the micro zonemap has them"
 
 
-def test_commit_reruns_append_nothing_and_writers_of_a_committed_batch_stop(catalog_spark, lakeops_config, landed, plan):
-    _stage_all(catalog_spark, lakeops_config, plan)
-    commit_staged(lakeops_config, "events", plan, WRITERS)
-    events, _ = _tables(lakeops_config)
-    snapshots = len(events.snapshots())
+def test_commit_reruns_append_nothing_and_writers_of_a_committed_batch_stop(spark, staged):
+    config, plan = staged.config, staged.plan
+    snapshots = len(_tables(config)[0].snapshots())
 
-    again = commit_staged(lakeops_config, "events", plan, WRITERS)
-    late_writer = run_stage(catalog_spark, lakeops_config, "events", plan, 1, WRITERS)
+    again = commit_staged(config, "events", plan, WRITERS)
+    late_writer = run_stage(spark, config, "events", plan, 1, WRITERS)
 
-    events, _ = _tables(lakeops_config)
+    events, _ = _tables(config)
     assert (again.status, late_writer.status) == ("already_committed", "already_committed")
-    assert len(events.snapshots()) == snapshots and len(_ids(events)) == landed.good
+    assert len(events.snapshots()) == snapshots and len(_ids(events)) == staged.landed.good
+    assert store.list_tree(staging_dir(events.location(), batch_key("events", plan.batch_id))) == {}
 
 
-def test_a_missing_manifest_commits_nothing_and_names_the_writer(catalog_spark, lakeops_config, landed, plan):
-    run_stage(catalog_spark, lakeops_config, "events", plan, 0, 2)
-    with pytest.raises(IngestError, match=r"writers \[1\] of 2 have published no manifest"):
-        commit_staged(lakeops_config, "events", plan, 2)
-    events, quarantine = _tables(lakeops_config)
-    assert events.current_snapshot() is None and quarantine.current_snapshot() is None
-
-
-def test_stale_staging_of_dead_runs_is_cleaned_and_fresh_staging_is_kept(catalog_spark, lakeops_config, landed, plan):
-    events_loc = None
+def test_stale_staging_of_dead_runs_is_cleaned_and_fresh_staging_is_kept(catalog_spark, lakeops_config):
+    landed = generate_events(lakeops_config.landing_root, START, 2, 30, seed=12)
+    plan = plan_ingest(lakeops_config, "events", START, END)
     other = plan_ingest(lakeops_config, "events", START - timedelta(hours=1), START - timedelta(minutes=55))
     fresh = plan_ingest(lakeops_config, "events", START - timedelta(hours=2), START - timedelta(minutes=115))
-    _stage_all(catalog_spark, lakeops_config, plan)
+    run_stage(catalog_spark, lakeops_config, "events", plan, 0, 1)
     events, _ = _tables(lakeops_config)
     events_loc = events.location()
-    # Leftovers of two dead writers of other batches: one a day old, one just now.
+    # Leftovers of dead writers of two other batches: one two days old, one from just now.
     for batch, age_s in ((other, 86_400 * 2), (fresh, 0)):
         key = batch_key("events", batch.batch_id)
         store.write_text(started_uri(events_loc, key, 0, "dead"), "{}")
@@ -156,7 +151,7 @@ def test_stale_staging_of_dead_runs_is_cleaned_and_fresh_staging_is_kept(catalog
         for path in list(store.list_tree(staging_dir(events_loc, key))) + list(store.list_tree(staged_data_root(events_loc, key))):
             os.utime(path, (time.time() - age_s, time.time() - age_s))
 
-    result = commit_staged(lakeops_config, "events", plan, WRITERS)
+    result = commit_staged(lakeops_config, "events", plan, 1)
 
     old_key, fresh_key = batch_key("events", other.batch_id), batch_key("events", fresh.batch_id)
     assert result.stale_batches == (old_key,)
