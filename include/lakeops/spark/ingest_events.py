@@ -18,7 +18,7 @@ from lakeops.staging.plan import LandedFile
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 log = logging.getLogger(__name__)
 
@@ -113,12 +113,11 @@ def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: s
 
 
 def read_landed(spark: SparkSession, files: list[str]) -> DataFrame:
-    """The landed lines of `files`, parsed (parse_events) and stamped with ingested_at; cached,
-    so counting and writing read the files once. The caller unpersists it."""
+    """The landed lines of `files`, parsed (parse_events) and stamped with ingested_at."""
     from pyspark.sql import functions as F
 
     raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
-    return parse_events(raw).withColumn("ingested_at", F.current_timestamp()).cache()
+    return parse_events(raw).withColumn("ingested_at", F.current_timestamp())
 
 
 def count_rows(parsed: DataFrame) -> tuple[int, int]:
@@ -136,13 +135,18 @@ def good_rows(parsed: DataFrame) -> DataFrame:
     return parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
 
 
-def quarantine_rows(parsed: DataFrame, table: str, batch_id: str) -> DataFrame:
-    """The bad rows as quarantine table rows: the raw line, its file and the reason."""
+def quarantine_columns(table: str, batch_id: str) -> list[Column]:
+    """The quarantine table's columns of a parsed row: the raw line, its file and the reason."""
     from pyspark.sql import functions as F
 
-    return parsed.where(F.col("reason").isNotNull()).select(
-        F.lit(table).alias("table_name"), F.lit(batch_id).alias("batch_id"), "source_file",
-        F.col("value").alias("raw_line"), "reason", F.col("ingested_at").alias("quarantined_at"))
+    return [F.lit(table).alias("table_name"), F.lit(batch_id).alias("batch_id"), F.col("source_file"),
+            F.col("value").alias("raw_line"), F.col("reason"), F.col("ingested_at").alias("quarantined_at")]
+
+
+def quarantine_rows(parsed: DataFrame, table: str, batch_id: str) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    return parsed.where(F.col("reason").isNotNull()).select(*quarantine_columns(table, batch_id))
 
 
 def batch_summary(rows: int, quarantined: int, files: int) -> dict[str, str]:
@@ -168,7 +172,8 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: parse {len(files)} files")
-    parsed = read_landed(spark, files)
+    # Cached: counting and the two writes read the files once. Unpersisted below.
+    parsed = read_landed(spark, files).cache()
     try:
         rows, quarantined = count_rows(parsed)
         log.info("batch %s: %d good rows, %d rows to quarantine", plan.batch_id, rows, quarantined)

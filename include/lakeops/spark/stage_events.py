@@ -16,10 +16,10 @@ from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.failpoints import WRITER_BEFORE_MANIFEST, failpoint
 from lakeops.ingest.plan import IngestPlan
-from lakeops.spark.ingest_events import (count_rows, ensure_tables, good_rows, landed_files, quarantine_rows,
-                                         read_landed)
+from lakeops.schemas import EVENTS
+from lakeops.spark.ingest_events import ensure_tables, landed_files, quarantine_columns, read_landed
 from lakeops.staging import store
-from lakeops.staging.arrow_files import OUTPUT_SCHEMA, data_file_writer
+from lakeops.staging.arrow_files import OUTPUT_SCHEMA, Target, data_file_writer
 from lakeops.staging.manifest import WriterManifest
 from lakeops.staging.plan import (attempt_data_dir, batch_key, listing_digest, manifest_uri, partition_value_sql,
                                   started_uri, writer_share)
@@ -50,25 +50,39 @@ class StageResult:
         return asdict(self)
 
 
-def write_data_files(spark: SparkSession, config: LakeopsConfig, df: DataFrame, table: Table, data_dir: str,
-                     sort_by: tuple[str, ...] = ()) -> list[dict]:
-    """Write df as data files of `table` under data_dir, one partition per file, sorted by sort_by
-    within each; returns them as data_file_to_dict data. Commits nothing."""
+def partition_columns(config: LakeopsConfig, table: Table, prefix: str) -> dict[str, str]:
+    """Column name -> Spark SQL of the value Iceberg stores, one per partition field of the table."""
+    schema = table.schema()
+    return {f"{prefix}{i}": partition_value_sql(str(f.transform), str(schema.find_column_name(f.source_id)), config.catalog.name)
+            for i, f in enumerate(table.spec().fields)}
+
+
+def _target(name: str, table: Table, data_dir: str, good_rows: bool, columns: dict[str, str]) -> Target:
+    metadata = table.metadata.model_copy(update={"properties": {**table.metadata.properties, WRITE_DATA_PATH: data_dir}})
+    return Target(name, metadata.model_dump_json(), good_rows, tuple(columns))
+
+
+def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataFrame, table: str, batch_id: str,
+                       events: Table, quarantine: Table, data_dirs: dict[str, str]) -> dict[str, list[dict]]:
+    """One pass over the parsed rows: good rows become data files of `events` (clustered by its
+    partitions, sorted by the table's sort_by), bad rows data files of `quarantine`. Returns table
+    name -> data_file_to_dict data of the files written. Commits nothing."""
     from pyspark.sql import functions as F
 
-    schema, spec = table.schema(), table.spec()
-    columns = []
-    for i, field in enumerate(spec.fields):
-        source = schema.find_column_name(field.source_id)
-        columns.append(f"_lakeops_partition_{i}")
-        df = df.withColumn(columns[-1], F.expr(partition_value_sql(str(field.transform), str(source), config.catalog.name)))
+    spec = config.table(table)
+    columns = partition_columns(config, events, "_lakeops_partition_")
+    # Both tables' columns side by side (reason among the quarantine's); the writer picks each table's.
+    rows = parsed.select(*[c.name for c in EVENTS], *quarantine_columns(spec.name, batch_id),
+                         *[F.expr(sql).alias(name) for name, sql in columns.items()])
     if columns:
-        df = df.repartition(*columns)
-    if columns or sort_by:
-        df = df.sortWithinPartitions(*columns, *sort_by)
-    metadata = table.metadata.model_copy(update={"properties": {**table.metadata.properties, WRITE_DATA_PATH: data_dir}})
-    written = df.mapInArrow(data_file_writer(metadata.model_dump_json(), config.catalog, columns), OUTPUT_SCHEMA).collect()
-    return [json.loads(row.data_file) for row in written]
+        rows = rows.repartition(*columns)
+    rows = rows.sortWithinPartitions(*columns, *spec.sort_by)
+    targets = [_target(spec.name, events, data_dirs[spec.name], True, columns),
+               _target(spec.quarantine_name, quarantine, data_dirs[spec.quarantine_name], False, {})]
+    written: dict[str, list[dict]] = {t.name: [] for t in targets}
+    for row in rows.mapInArrow(data_file_writer(targets, config.catalog), OUTPUT_SCHEMA).collect():
+        written[row.target].append(json.loads(row.data_file))
+    return written
 
 
 def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan, writer: int,
@@ -93,30 +107,18 @@ def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: Inge
                      json.dumps({"batch_id": plan.batch_id, "writer": writer, "attempt": attempt, "data_dirs": data_dirs}))
     log.info("batch %s writer %d/%d (attempt %s): %d of %d landed files", plan.batch_id, writer, writers, attempt,
              len(share), len(listing))
-    rows = quarantined = 0
-    written: dict[str, tuple[dict, ...]] = {}
+    written: dict[str, list[dict]] = {}
     if share:
-        spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}: parse {len(share)} files")
-        parsed = read_landed(spark, share)
-        try:
-            rows, quarantined = count_rows(parsed)
-            log.info("batch %s writer %d: %d good rows, %d rows to quarantine", plan.batch_id, writer, rows, quarantined)
-            if rows:
-                spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}: write {rows} rows")
-                written[spec.name] = tuple(write_data_files(spark, config, good_rows(parsed), events,
-                                                            data_dirs[spec.name], spec.sort_by))
-            if quarantined:
-                spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}: write {quarantined} bad rows")
-                written[spec.quarantine_name] = tuple(write_data_files(
-                    spark, config, quarantine_rows(parsed, spec.name, plan.batch_id), quarantine, data_dirs[spec.quarantine_name]))
-        finally:
-            parsed.unpersist()
+        spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}: parse and write {len(share)} files")
+        written = write_staged_files(spark, config, read_landed(spark, share), table, plan.batch_id, events, quarantine, data_dirs)
+    rows = sum(f["record_count"] for f in written.get(spec.name, []))
+    quarantined = sum(f["record_count"] for f in written.get(spec.quarantine_name, []))
     data_files = sum(len(f) for f in written.values())
-    log.info("batch %s writer %d: wrote %d data files (%d rows, %d quarantined)", plan.batch_id, writer, data_files,
+    log.info("batch %s writer %d: wrote %d data files (%d rows, %d to quarantine)", plan.batch_id, writer, data_files,
              rows, quarantined)
     failpoint(WRITER_BEFORE_MANIFEST)
     manifest = WriterManifest(plan.batch_id, writer, writers, attempt, len(listing), listing_digest(listing),
-                              tuple(share), rows, quarantined, written)
+                              tuple(share), rows, quarantined, {name: tuple(files) for name, files in written.items() if files})
     uri = manifest_uri(events.location(), key, writer)
     store.publish_text(uri, manifest.to_json())
     log.info("batch %s writer %d: published its manifest %s", plan.batch_id, writer, uri)
