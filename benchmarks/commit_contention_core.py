@@ -121,6 +121,8 @@ class Round:
     """Commit attempts that lost a race and were retried (Iceberg's own, or the staged committer's)."""
     failed: int
     """Commits that failed for good (direct: micro-batches; staged: writer shares or the committer)."""
+    landed: int = 0
+    """Good rows landed in the round's interval: what a round commits when nothing fails."""
     errors: tuple[str, ...] = ()
 
     @property
@@ -191,7 +193,7 @@ def _staged(sessions: list[SparkSession], config: LakeopsConfig, table: str, pla
 
 
 def run_round(sessions: dict[Variant, list[SparkSession]], config: LakeopsConfig, variant: Variant, start: datetime,
-              end: datetime, number: int, batches: int, retry_log: RetryLog) -> Round:
+              end: datetime, number: int, batches: int, landed: int, retry_log: RetryLog) -> Round:
     plan = plan_ingest(config, variant.table, start, end)
     commits, rows = _commits(config, variant.table), _total_records(config, variant.table)
     retry_log.new_retries()
@@ -201,7 +203,7 @@ def run_round(sessions: dict[Variant, list[SparkSession]], config: LakeopsConfig
     seconds = time.perf_counter() - began
     result = Round(variant.mode, variant.writers, number, _total_records(config, variant.table) - rows, seconds,
                    _commits(config, variant.table) - commits, retry_log.new_retries() + own_retries, len(errors),
-                   tuple(errors))
+                   landed, tuple(errors))
     log.info("round %d, %s x%d: %d rows in %.1f s (%.0f rows/s), %d commits, %d retries, %d failed commits%s",
              number, variant.mode, variant.writers, result.rows, seconds, result.rows_per_s, result.commits,
              result.retries, result.failed, f" ({errors[0]})" if errors else "")
@@ -209,14 +211,15 @@ def run_round(sessions: dict[Variant, list[SparkSession]], config: LakeopsConfig
 
 
 def run_rounds(spark: SparkSession, config: LakeopsConfig, variants: list[Variant], intervals: list[tuple[datetime, datetime]],
-               batches: int, retry_log: RetryLog) -> list[Round]:
-    """Every variant over every interval, in rotating order; the first interval is an untimed warm-up."""
+               landed: list[int], batches: int, retry_log: RetryLog) -> list[Round]:
+    """Every variant over every interval (landed: its good rows), in rotating order; the first
+    interval is an untimed warm-up."""
     sessions = {v: [writer_session(spark, config) for _ in range(v.writers)] for v in variants}
     results = []
     for number, (start, end) in enumerate(intervals):
         order = variants[number % len(variants):] + variants[:number % len(variants)]
         for variant in order:
-            measured = run_round(sessions, config, variant, start, end, number, batches, retry_log)
+            measured = run_round(sessions, config, variant, start, end, number, batches, landed[number], retry_log)
             if number:
                 results.append(measured)
     return results
@@ -229,7 +232,8 @@ class Summary:
     rounds: int
     rows: int
     """Median rows committed per round."""
-    expected_rows: int
+    landed: int
+    """Median good rows landed per round."""
     seconds: float
     rows_per_s: float
     commits: int
@@ -243,11 +247,12 @@ class Summary:
     """Staged rows/s over direct rows/s at the same writer count (medians)."""
 
 
-def summarize(rounds: list[Round], expected_rows: int) -> list[Summary]:
+def summarize(rounds: list[Round]) -> list[Summary]:
     out = []
     for key in dict.fromkeys((r.mode, r.writers) for r in rounds):
         rs = [r for r in rounds if (r.mode, r.writers) == key]
-        out.append(Summary(key[0], key[1], len(rs), int(statistics.median(r.rows for r in rs)), expected_rows,
+        out.append(Summary(key[0], key[1], len(rs), int(statistics.median(r.rows for r in rs)),
+                           int(statistics.median(r.landed for r in rs)),
                            statistics.median(r.seconds for r in rs), statistics.median(r.rows_per_s for r in rs),
                            int(statistics.median(r.commits for r in rs)), statistics.median(r.commits_per_s for r in rs),
                            sum(r.retries for r in rs), sum(r.failed for r in rs),

@@ -169,10 +169,10 @@ def commit_staged(config: LakeopsConfig, table: str, plan: IngestPlan, writers: 
     if gone:
         raise IngestError(f"batch {plan.batch_id}: {len(gone)} staged files are gone (e.g. {gone[0]}); nothing was "
                           "committed. Re-run the writers, then the commit")
-    if not listed:
+    if not data_files:
         cleaned = clean_batch(tables, key, plan.batch_id)
-        log.info("batch %s: no landed files; nothing to commit", plan.batch_id)
-        return CommitResult(plan.batch_id, "no_input", writers, cleaned_files=cleaned, stale_batches=tuple(stale))
+        log.info("batch %s: %d landed files, no rows in them; nothing to commit", plan.batch_id, listed)
+        return CommitResult(plan.batch_id, "no_input", writers, listed, cleaned_files=cleaned, stale_batches=tuple(stale))
 
     summary = {**batch_summary(rows, quarantined, listed), "lakeops.commit-mode": "staged", "lakeops.writers": str(writers)}
     # Quarantine first, as the direct path does: a committed events batch is a finished batch.
