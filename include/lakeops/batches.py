@@ -1,7 +1,8 @@
 """Where a batch id stands on a table, read from Iceberg metadata with pyiceberg (no Spark job).
 
-A batch is staged as a snapshot carrying `wap.id`; publishing makes it (or a cherry-picked copy
-carrying `published-wap-id`) an ancestor of the current snapshot.
+A direct batch is staged as a snapshot carrying `wap.id`; publishing makes it (or a cherry-picked
+copy carrying `published-wap-id`) an ancestor of the current snapshot. A staged-writer batch is
+committed by one append carrying `lakeops.batch-id` (lakeops.staging.commit).
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ if TYPE_CHECKING:
 
 BATCH_ID_PROPERTY = "lakeops.batch-id"
 
+ROWS_PROPERTY = "lakeops.rows"
+
 
 def published_snapshot(table: Table, batch_id: str) -> int | None:
     """The snapshot that published batch_id on the current branch, if any."""
     for snapshot in ancestors_of(table.current_snapshot(), table.metadata):
         summary = snapshot.summary
-        if summary is not None and batch_id in (summary.get("wap.id"), summary.get("published-wap-id")):
+        if summary is not None and batch_id in (summary.get("wap.id"), summary.get("published-wap-id"),
+                                                summary.get(BATCH_ID_PROPERTY)):
             return snapshot.snapshot_id
     return None
 
@@ -56,3 +60,12 @@ def later_batch(table: Table, table_name: str, start: datetime) -> LaterBatch | 
         return None
     snapshot, value = tagged[index]
     return LaterBatch(value, snapshot.snapshot_id, snapshot.parent_snapshot_id)
+
+def batch_committed(table: Table, quarantine: Table, batch_id: str) -> bool:
+    """Whether an ingest batch is done: its commit to the table is there, or it had no good rows
+    and its quarantine commit is there (quarantine commits first, so alone it is not enough)."""
+    if published_snapshot(table, batch_id) is not None:
+        return True
+    snapshot_id = published_snapshot(quarantine, batch_id)
+    snapshot = quarantine.snapshot_by_id(snapshot_id) if snapshot_id is not None else None
+    return snapshot is not None and snapshot.summary is not None and snapshot.summary.get(ROWS_PROPERTY) == "0"

@@ -224,6 +224,38 @@ class StreamingConfig:
             raise ConfigError(f"streaming.trigger_interval_seconds: {self.trigger_interval_seconds} must be shorter than "
                               f"streaming.run_seconds ({self.run_seconds}); a supervised run would end before its first trigger")
 
+COMMIT_MODES = ("direct", "staged")
+MAX_WRITERS = 64
+# Staged commits append parsed events; CDC tables are merged (MERGE INTO) and commit directly.
+STAGED_SCHEMAS = ("events",)
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    """How a table's ingest commits (README "Staged writers and one committer").
+
+    direct: one Spark job per data interval writes its files and commits them itself.
+    staged: `writers` Spark jobs each write a disjoint share of the interval's files into the
+    table's staging area and publish a manifest; one committer commits them all in one commit.
+    Staging left by dead writers (or a committer killed before its clean-up) is deleted once it
+    is older than staging_max_age_hours."""
+
+    commit_mode: str = "direct"
+    writers: int = 4
+    """Parallel writer tasks per run in staged mode (ignored in direct mode)."""
+    staging_max_age_hours: float = 24.0
+
+    def __post_init__(self) -> None:
+        if self.commit_mode not in COMMIT_MODES:
+            raise ConfigError(f"ingest.commit_mode: {self.commit_mode!r} is not a commit mode; use direct (each run commits "
+                              "its own batch) or staged (parallel writers, one committer)")
+        if isinstance(self.writers, bool) or not isinstance(self.writers, int) or not 1 <= self.writers <= MAX_WRITERS:
+            raise ConfigError(f"ingest.writers: {self.writers!r} must be a whole number of writer tasks between 1 and "
+                              f"{MAX_WRITERS}; each one is a Spark job, so keep it within the lakeops_spark pool's slots")
+        if not 1 <= self.staging_max_age_hours <= 720:
+            raise ConfigError(f"ingest.staging_max_age_hours: {self.staging_max_age_hours} must be between 1 and 720 hours; "
+                              "staging younger than this is never deleted, so it must outlast the slowest writer-to-commit run")
+
 
 @dataclass(frozen=True)
 class TableConfig:
@@ -239,6 +271,8 @@ class TableConfig:
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
     health: HealthThresholds = field(default_factory=HealthThresholds)
     streaming: StreamingConfig = field(default_factory=StreamingConfig)
+
+    ingest: IngestConfig = field(default_factory=IngestConfig)
 
     def __post_init__(self) -> None:
         where = f"tables.{self.name}"
@@ -257,6 +291,14 @@ class TableConfig:
             raise ConfigError(f"{where}.freshness_sla_minutes: {self.freshness_sla_minutes} must be at least 1")
         if self.ingest_interval_minutes < 1 or 60 % self.ingest_interval_minutes:
             raise ConfigError(f"{where}.ingest_interval_minutes: {self.ingest_interval_minutes} must divide an hour (1, 2, 5, 10, 15, 30, 60)")
+        if self.ingest.commit_mode == "staged":
+            if self.schema not in STAGED_SCHEMAS:
+                raise ConfigError(f"{where}.ingest.commit_mode: 'staged' ingests landed events (schema events), but this table has "
+                                  f"schema {self.schema!r}, which the CDC ingest merges or the ETL writes; use commit_mode: direct")
+            if self.ingest.staging_max_age_hours >= self.retention.orphan_min_age_hours:
+                raise ConfigError(f"{where}.ingest.staging_max_age_hours: {self.ingest.staging_max_age_hours:g} is not below "
+                                  f"retention.orphan_min_age_hours {self.retention.orphan_min_age_hours}; orphan removal could "
+                                  "delete staged files a late committer still needs. Set it below that (default 24)")
 
     @property
     def quarantine_name(self) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
 from lakeops.config import LakeopsConfig
@@ -71,6 +71,38 @@ def plan_ingest(config: LakeopsConfig, table: str, start: datetime, end: datetim
         start=start,
         end=end,
     )
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What one run of the ingest DAG does, chosen from the table's ingest.commit_mode at run time."""
+
+    mode: str
+    """direct (one job writes and commits) | staged (writers, then one committer)"""
+    table: str
+    batch_id: str
+    start: str
+    end: str
+    writers: int
+    writer_args: tuple[tuple[str, ...], ...]
+    """Arguments of each writer job (spark_jobs/stage_events.py); none in direct mode or when the batch is committed."""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def plan_run(config: LakeopsConfig, table: str, start: datetime, end: datetime, committed: bool = False) -> RunPlan:
+    """The run over [start, end): direct mode runs one job; staged mode runs one writer per share
+    and then the committer, which alone runs (to finish a clean-up) when the batch is committed."""
+    spec = config.table(table)
+    batch = plan_ingest(config, table, start, end)
+    mode = spec.ingest.commit_mode
+    writers = spec.ingest.writers if mode == "staged" else 1
+    args: tuple[tuple[str, ...], ...] = ()
+    if mode == "staged" and not committed:
+        args = tuple(("--table", spec.name, "--start", start.isoformat(), "--end", end.isoformat(),
+                      "--writer", str(k), "--writers", str(writers)) for k in range(writers))
+    return RunPlan(mode, spec.name, batch.batch_id, start.isoformat(), end.isoformat(), writers, args)
 
 
 def parse_moment(value: str) -> datetime:

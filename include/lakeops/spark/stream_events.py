@@ -22,7 +22,7 @@ from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import IngestError
 from lakeops.ingest.stream import AVAILABLE_NOW, StreamPlan, micro_batch_id, progress_line
-from lakeops.spark.ingest_events import IngestResult, commit_events, ensure_tables
+from lakeops.spark.ingest_events import IngestResult, commit_events, ensure_tables, parsed_lines
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -81,7 +81,8 @@ class MicroBatchWriter:
         batch_id = micro_batch_id(self.plan.table_name, self._query_id, epoch)
         started = time.monotonic()
         # The micro-batch runs in the query's own session (a clone): stage and publish through it.
-        result = commit_events(batch.sparkSession, self.catalog, self.config, self.plan.table_name, batch, batch_id)
+        result = commit_events(batch.sparkSession, self.catalog, self.config, self.plan.table_name,
+                               parsed_lines(batch), batch_id)
         self.results.append(result)
         log.info("micro-batch %d %s: %d files, %d rows, %d quarantined, snapshot %s (%.1f s)", epoch, result.status,
                  result.files, result.rows, result.quarantined, result.snapshot_id, time.monotonic() - started)

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from lakeops.exceptions import ConfigError
-from lakeops.ingest.plan import IngestPlan, batch_id, plan_ingest
+from lakeops.ingest.plan import IngestPlan, RunPlan, batch_id, plan_ingest, plan_run
 
 UTC = timezone.utc
 PLUS_2 = timezone(timedelta(hours=2))
@@ -157,3 +157,23 @@ def test_first_batch_not_before_finds_the_oldest_later_interval_of_the_table():
     assert first_batch_not_before(newest_first, "orders", at(10, 10)) is None
     assert first_batch_not_before(newest_first, "orders", at(10, 0)) == 1
     assert first_batch_not_before([], "users", at(10, 0)) is None
+
+def test_direct_mode_runs_one_job_and_no_writers(config):
+    run = plan_run(config, "events", at(10, 0), at(10, 5))
+    assert run == RunPlan(mode="direct", table="events", batch_id="events@20261121T100000Z-20261121T100500Z",
+                          start="2026-11-21T10:00:00+00:00", end="2026-11-21T10:05:00+00:00", writers=1, writer_args=())
+
+
+def test_staged_mode_runs_one_writer_per_share(make_config):
+    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"commit_mode": "staged", "writers": 3}}}})
+    run = plan_run(config, "events", at(10, 0), at(10, 5))
+    common = ("--table", "events", "--start", "2026-11-21T10:00:00+00:00", "--end", "2026-11-21T10:05:00+00:00")
+    assert (run.mode, run.writers) == ("staged", 3)
+    assert run.writer_args == tuple((*common, "--writer", str(k), "--writers", "3") for k in range(3))
+    assert run.as_dict()["writer_args"][2][-3:] == ("2", "--writers", "3")
+
+
+def test_a_committed_staged_batch_gets_no_writers(make_config):
+    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"commit_mode": "staged", "writers": 3}}}})
+    run = plan_run(config, "events", at(10, 0), at(10, 5), committed=True)
+    assert (run.mode, run.writers, run.writer_args) == ("staged", 3, ())
