@@ -128,6 +128,7 @@ def bench_config(work: Path, trigger_seconds: int):
     data["landing_dir"] = str(work / "landing")
     events = data["tables"]["events"]
     events["streaming"] = {**events.get("streaming", {}), "trigger_interval_seconds": trigger_seconds}
+    events["ingest"] = {**events.get("ingest", {}), "mode": "streaming"}
     data["tables"] = {"events": events}
     path = work / "lakeops.yaml"
     path.write_text(yaml.safe_dump(data))

@@ -13,6 +13,8 @@ takes one of two paths:
   writing a disjoint share of the interval's files into the table's staging area and publishing a
   manifest; then `commit` commits every staged file in one Iceberg commit and cleans the staging.
   Writers never commit, so they never contend for the table.
+* A table whose `ingest.mode` is `streaming` is ingested by the streaming DAGs: its runs here
+  skip every task (ingesting it twice would commit every landed file twice).
 
 * **Exactly once**: the batch id is derived from the data interval, so a retry, a manual
   re-run or a backfill of the same interval commits nothing twice.
@@ -62,7 +64,8 @@ with DAG(
 
     @task.branch
     def route(planned: dict) -> str | list[str]:
-        return "ingest" if planned["mode"] == "direct" else ["shares", "stage", "commit"]
+        """direct -> ingest; staged -> writers and committer; streaming (the table is streamed) -> nothing."""
+        return {"direct": "ingest", "staged": ["shares", "stage", "commit"]}.get(planned["mode"], [])
 
     @task
     def shares(planned: dict) -> list[list[str]]:

@@ -224,15 +224,20 @@ class StreamingConfig:
             raise ConfigError(f"streaming.trigger_interval_seconds: {self.trigger_interval_seconds} must be shorter than "
                               f"streaming.run_seconds ({self.run_seconds}); a supervised run would end before its first trigger")
 
+INGEST_MODES = ("batch", "streaming")
 COMMIT_MODES = ("direct", "staged")
 MAX_WRITERS = 64
-# Staged commits append parsed events; CDC tables are merged (MERGE INTO) and commit directly.
+# Staged commits and streaming append parsed events; CDC tables are merged (MERGE INTO) and commit directly.
 STAGED_SCHEMAS = ("events",)
 
 
 @dataclass(frozen=True)
 class IngestConfig:
-    """How a table's ingest commits (README "Staged writers and one committer").
+    """How a table is ingested (README "Streaming ingest", "Staged writers and one committer").
+
+    mode: which DAGs ingest the table's landed files: batch (ingest_events, one batch per data
+    interval) or streaming (stream_events / stream_events_supervisor). Exactly one may: both would
+    commit every landed file twice under different batch ids, so each refuses the other's tables.
 
     direct: one Spark job per data interval writes its files and commits them itself.
     staged: `writers` Spark jobs each write a disjoint share of the interval's files into the
@@ -240,12 +245,19 @@ class IngestConfig:
     Staging left by dead writers (or a committer killed before its clean-up) is deleted once it
     is older than staging_max_age_hours."""
 
+    mode: str = "batch"
     commit_mode: str = "direct"
     writers: int = 4
     """Parallel writer tasks per run in staged mode (ignored in direct mode)."""
     staging_max_age_hours: float = 24.0
 
     def __post_init__(self) -> None:
+        if self.mode not in INGEST_MODES:
+            raise ConfigError(f"ingest.mode: {self.mode!r} is not an ingest mode; use batch (the ingest_events DAG, one "
+                              "batch per data interval) or streaming (the stream_events DAGs)")
+        if self.mode == "streaming" and self.commit_mode != "direct":
+            raise ConfigError(f"ingest.commit_mode: {self.commit_mode!r} applies to batch ingest; a streaming query commits "
+                              "each micro-batch itself. Use commit_mode: direct with mode: streaming")
         if self.commit_mode not in COMMIT_MODES:
             raise ConfigError(f"ingest.commit_mode: {self.commit_mode!r} is not a commit mode; use direct (each run commits "
                               "its own batch) or staged (parallel writers, one committer)")
@@ -291,6 +303,9 @@ class TableConfig:
             raise ConfigError(f"{where}.freshness_sla_minutes: {self.freshness_sla_minutes} must be at least 1")
         if self.ingest_interval_minutes < 1 or 60 % self.ingest_interval_minutes:
             raise ConfigError(f"{where}.ingest_interval_minutes: {self.ingest_interval_minutes} must divide an hour (1, 2, 5, 10, 15, 30, 60)")
+        if self.ingest.mode == "streaming" and self.schema not in STAGED_SCHEMAS:
+            raise ConfigError(f"{where}.ingest.mode: 'streaming' reads landed events (schema events), but this table has "
+                              f"schema {self.schema!r}, which the CDC ingest merges or the ETL writes; use mode: batch")
         if self.ingest.commit_mode == "staged":
             if self.schema not in STAGED_SCHEMAS:
                 raise ConfigError(f"{where}.ingest.commit_mode: 'staged' ingests landed events (schema events), but this table has "

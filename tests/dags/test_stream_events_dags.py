@@ -12,6 +12,7 @@ import pytest
 from lakeops.config import load_config
 from lakeops.dag_runs import load_dag, run_dag_test
 from lakeops.generator import generate_events
+from tests.integration.streaming.conftest import streaming_config_file
 from tests.integration.streaming.helpers import checkpoint_dir, committed_event_ids, micro_batch_logs, stream_commits
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
@@ -22,8 +23,9 @@ ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
 @pytest.fixture()
 def own_catalog(tmp_path, monkeypatch):
     # Its own catalog, landing zone and checkpoint: other DAG tests of the session write `events` too.
-    # The spark-submit child inherits the variable.
+    # The spark-submit child inherits the variables. `events` is streamed (ingest.mode) in this config.
     monkeypatch.setenv("LAKEOPS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LAKEOPS_CONFIG", str(streaming_config_file(tmp_path / "lakeops.yaml")))
     return load_config()
 
 

@@ -82,7 +82,7 @@ def test_table_defaults(make_config):
         "protected_refs": (),
     }
     assert table.quarantine_name == "events_quarantine"
-    assert table.ingest == IngestConfig(commit_mode="direct", writers=4, staging_max_age_hours=24.0)
+    assert table.ingest == IngestConfig(mode="batch", commit_mode="direct", writers=4, staging_max_age_hours=24.0)
 
 
 def test_full_table_is_converted_to_typed_values(make_config):
@@ -327,7 +327,7 @@ def test_shipped_config_loads():
     assert events.zonemap == ZonemapConfig(columns=("event_time", "user_id", "country", "event_type"), bloom_columns=("user_id",))
     assert events.retention == RetentionPolicy(max_snapshot_age_hours=120, min_snapshots=1, orphan_min_age_hours=72)
     assert events.compaction == CompactionPolicy()
-    assert events.ingest == IngestConfig(commit_mode="direct", writers=4, staging_max_age_hours=24.0)
+    assert events.ingest == IngestConfig(mode="batch", commit_mode="direct", writers=4, staging_max_age_hours=24.0)
 
 
 def test_shipped_config_follows_the_environment(tmp_path, monkeypatch):
@@ -616,6 +616,25 @@ def test_unknown_commit_mode_names_the_modes(make_config):
         make_config(events_table(ingest={"commit_mode": "stagd"}))
 
 
+def test_ingest_mode_is_batch_or_streaming(make_config):
+    assert make_config(events_table(ingest={"mode": "streaming"})).table("events").ingest.mode == "streaming"
+    with pytest.raises(ConfigError, match=r"ingest.mode: 'stream' is not an ingest mode; use batch \(the ingest_events "
+                                          r"DAG, one batch per data interval\) or streaming \(the stream_events DAGs\)"):
+        make_config(events_table(ingest={"mode": "stream"}))
+
+
+def test_streaming_commits_each_micro_batch_itself(make_config):
+    with pytest.raises(ConfigError, match=r"ingest.commit_mode: 'staged' applies to batch ingest; .* Use commit_mode: direct "
+                                          r"with mode: streaming"):
+        make_config(events_table(ingest={"mode": "streaming", "commit_mode": "staged"}))
+
+
+def test_only_event_tables_stream(make_config):
+    with pytest.raises(ConfigError, match=r"tables.users.ingest.mode: 'streaming' reads landed events \(schema events\), but "
+                                          r"this table has schema 'users'.*use mode: batch"):
+        make_config({"tables": {"users": {"schema": "users", "ingest": {"mode": "streaming"}}}})
+
+
 @pytest.mark.parametrize("writers", [0, -1, 65])
 def test_writers_out_of_range(make_config, writers):
     with pytest.raises(ConfigError, match=rf"ingest.writers: {writers} must be a whole number of writer tasks between 1 and 64"):
@@ -635,7 +654,7 @@ def test_staging_max_age_out_of_range(make_config, hours):
 
 
 def test_unknown_ingest_key_is_named(make_config):
-    with pytest.raises(ConfigError, match=r"tables.events.ingest: unknown key 'writer'; allowed keys are commit_mode, writers, "
+    with pytest.raises(ConfigError, match=r"tables.events.ingest: unknown key 'writer'; allowed keys are mode, commit_mode, writers, "
                                           r"staging_max_age_hours"):
         make_config(events_table(ingest={"writer": 4}))
 

@@ -78,7 +78,8 @@ class RunPlan:
     """What one run of the ingest DAG does, chosen from the table's ingest.commit_mode at run time."""
 
     mode: str
-    """direct (one job writes and commits) | staged (writers, then one committer)"""
+    """direct (one job writes and commits) | staged (writers, then one committer) | streaming (the
+    table is streamed: the batch run does nothing)"""
     table: str
     batch_id: str
     start: str
@@ -96,6 +97,8 @@ def plan_run(config: LakeopsConfig, table: str, start: datetime, end: datetime, 
     and then the committer, which alone runs (to finish a clean-up) when the batch is committed."""
     spec = config.table(table)
     batch = plan_ingest(config, table, start, end)
+    if spec.ingest.mode == "streaming":
+        return RunPlan("streaming", spec.name, batch.batch_id, start.isoformat(), end.isoformat(), 0, ())
     mode = spec.ingest.commit_mode
     writers = spec.ingest.writers if mode == "staged" else 1
     args: tuple[tuple[str, ...], ...] = ()
@@ -103,6 +106,23 @@ def plan_run(config: LakeopsConfig, table: str, start: datetime, end: datetime, 
         args = tuple(("--table", spec.name, "--start", start.isoformat(), "--end", end.isoformat(),
                       "--writer", str(k), "--writers", str(writers)) for k in range(writers))
     return RunPlan(mode, spec.name, batch.batch_id, start.isoformat(), end.isoformat(), writers, args)
+
+
+def check_ingest_mode(config: LakeopsConfig, table: str, mode: str) -> None:
+    """Refuse to ingest a table by the path its ingest.mode does not name: batch and streaming
+    ingest of one table would both commit every landed file, under different batch ids."""
+    spec = config.table(table)
+    if spec.ingest.mode == mode:
+        return
+    if mode == "batch":
+        raise ConfigError(
+            f"tables.{spec.name}.ingest.mode is 'streaming': the streaming query ingests its landed files, and a batch "
+            "ingest would commit them a second time under another batch id. Pause ingest_events for this table, or "
+            "set ingest.mode: batch (and stop the stream) to ingest it in batches")
+    raise ConfigError(
+        f"tables.{spec.name}.ingest.mode is 'batch': the ingest_events DAG ingests its landed files, and streaming them "
+        f"would commit them a second time under another batch id. Set tables.{spec.name}.ingest.mode: streaming "
+        "(and pause ingest_events) to stream this table")
 
 
 def parse_moment(value: str) -> datetime:

@@ -12,6 +12,7 @@ from typing import Any
 
 from lakeops.config import STREAM_MAX_RUN_SECONDS, LakeopsConfig
 from lakeops.exceptions import ConfigError
+from lakeops.ingest.plan import check_ingest_mode
 
 AVAILABLE_NOW = "available-now"
 SUPERVISED = "supervised"
@@ -78,6 +79,7 @@ def plan_stream(config: LakeopsConfig, table: str, mode: str, run_seconds: int |
     if spec.schema not in STREAM_SCHEMAS:
         raise ConfigError(f"table {table!r} has schema {spec.schema!r}; streaming ingest reads JSON-lines events "
                           f"(schemas: {', '.join(STREAM_SCHEMAS)}). CDC tables are ingested by dags/ingest_cdc.py")
+    check_ingest_mode(config, table, "streaming")
     if mode not in MODES:
         raise ConfigError(f"streaming mode {mode!r} is unknown; use one of {', '.join(MODES)}")
     streaming = spec.streaming

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lakeops.config import LakeopsConfig
 from lakeops.ingest.ddl import table_ddl
-from lakeops.ingest.plan import IngestPlan
+from lakeops.ingest.plan import IngestPlan, check_ingest_mode
 from lakeops.schemas import EVENTS
 from lakeops.batches import ROWS_PROPERTY, published_snapshot
 from lakeops.catalog import load_catalog
@@ -170,6 +170,7 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
                files: list[str] | None = None) -> IngestResult:
     """Ingest the plan's interval, or only `files` of it when given (a share of a split interval,
     under its own batch id)."""
+    check_ingest_mode(config, table, "batch")
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: list landed files")
     files = existing_files(spark, plan.source_dirs) if files is None else files
     if not files:

@@ -15,7 +15,7 @@ from lakeops.batches import batch_committed
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.failpoints import WRITER_BEFORE_MANIFEST, failpoint
-from lakeops.ingest.plan import IngestPlan
+from lakeops.ingest.plan import IngestPlan, check_ingest_mode
 from lakeops.schemas import EVENTS
 from lakeops.spark.ingest_events import ensure_tables, landed_files, quarantine_columns, read_landed
 from lakeops.staging import store
@@ -87,6 +87,7 @@ def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataF
 
 def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan, writer: int,
               writers: int) -> StageResult:
+    check_ingest_mode(config, table, "batch")
     spec = config.table(table)
     key = batch_key(spec.name, plan.batch_id)
     spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}/{writers}: list landed files")

@@ -24,7 +24,7 @@ from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import IngestError
 from lakeops.failpoints import COMMITTER_AFTER_COMMIT, failpoint
-from lakeops.ingest.plan import IngestPlan
+from lakeops.ingest.plan import IngestPlan, check_ingest_mode
 from lakeops.staging import store
 from lakeops.staging.cleanup import clean_batch, clean_stale
 from lakeops.staging.manifest import WriterManifest, data_file_from_dict
@@ -141,6 +141,7 @@ def commit_staged(config: LakeopsConfig, table: str, plan: IngestPlan, writers: 
                   now_ms: int | None = None) -> CommitResult:
     from lakeops.spark.ingest_events import batch_summary, write_zonemap_after_commit
 
+    check_ingest_mode(config, table, "batch")
     spec = config.table(table)
     key = batch_key(spec.name, plan.batch_id)
     catalog = load_catalog(config.catalog)

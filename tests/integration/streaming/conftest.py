@@ -11,10 +11,19 @@ from tests.conftest import PROJECT_ROOT, make_test_config, register_catalog
 
 
 def streaming_tables(**streaming) -> dict:
-    """The shipped tables, with `events`' streaming section set to `streaming`."""
+    """The shipped tables, with `events` streamed (ingest.mode) and its streaming section set to `streaming`."""
     tables = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
     tables["events"]["streaming"] = streaming
+    tables["events"]["ingest"] = {**tables["events"].get("ingest", {}), "mode": "streaming"}
     return tables
+
+
+def streaming_config_file(path: Path, **streaming) -> Path:
+    """The shipped config file with `events` streamed (streaming_tables), written to `path`."""
+    data = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
+    data["tables"] = streaming_tables(**streaming)
+    path.write_text(yaml.safe_dump(data))
+    return path
 
 
 @pytest.fixture()

@@ -177,3 +177,24 @@ def test_a_committed_staged_batch_gets_no_writers(make_config):
     config = make_config({"tables": {"events": {"schema": "events", "ingest": {"commit_mode": "staged", "writers": 3}}}})
     run = plan_run(config, "events", at(10, 0), at(10, 5), committed=True)
     assert (run.mode, run.writers, run.writer_args) == ("staged", 3, ())
+
+
+def test_a_streamed_table_gets_an_empty_batch_run(make_config):
+    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"mode": "streaming"}}}})
+    run = plan_run(config, "events", at(10, 0), at(10, 5))
+    assert (run.mode, run.writers, run.writer_args) == ("streaming", 0, ())
+
+
+def test_batch_and_streaming_ingest_refuse_each_others_tables(make_config):
+    from lakeops.ingest.plan import check_ingest_mode
+
+    streamed = make_config({"tables": {"events": {"schema": "events", "ingest": {"mode": "streaming"}}}})
+    batched = make_config({"tables": {"events": {"schema": "events"}}})
+    check_ingest_mode(streamed, "events", "streaming")
+    check_ingest_mode(batched, "events", "batch")
+    with pytest.raises(ConfigError, match=r"tables.events.ingest.mode is 'streaming': .* a batch ingest would commit them a "
+                                          r"second time .* Pause ingest_events"):
+        check_ingest_mode(streamed, "events", "batch")
+    with pytest.raises(ConfigError, match=r"tables.events.ingest.mode is 'batch': the ingest_events DAG ingests its landed "
+                                          r"files.* Set tables.events.ingest.mode: streaming"):
+        check_ingest_mode(batched, "events", "streaming")

@@ -23,8 +23,9 @@ def config(make_config, tmp_path):
         "catalog": {"data_dir": "/lake"},
         "landing_dir": "/land",
         "tables": {
-            "events": {"schema": "events", "source": "events", "streaming": {"max_files_per_trigger": 20}},
-            "clicks": {"schema": "events", "streaming": {"checkpoint_location": "s3a://lake/ck/clicks", "run_seconds": 600,
+            "events": {"schema": "events", "source": "events", "ingest": {"mode": "streaming"},
+                       "streaming": {"max_files_per_trigger": 20}},
+            "clicks": {"schema": "events", "ingest": {"mode": "streaming"}, "streaming": {"checkpoint_location": "s3a://lake/ck/clicks", "run_seconds": 600,
                                                          "trigger_interval_seconds": 5}},
             "users": {"schema": "users", "source": "cdc/users"},
         },
