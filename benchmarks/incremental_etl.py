@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -52,7 +53,7 @@ def main() -> None:
     parser.add_argument("--new-share", type=float, default=0.01, help="new events per repetition, as a share of the table")
     parser.add_argument("--late-share", type=float, default=0.05, help="share of the new sessions that arrive late")
     parser.add_argument("--mean-lateness-hours", type=float, default=2.0)
-    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--repetitions", type=int, default=5)
     args = parser.parse_args()
 
     import yaml
@@ -119,6 +120,7 @@ def main() -> None:
         reps.append(rep_row)
     load_after = os.getloadavg()
     spark.stop()
+    shutil.rmtree(base, ignore_errors=True)
 
     med = {m: {k: statistics.median(getattr(c, k) for c in samples[m]) for k in ("seconds", "scanned_bytes", "scanned_files", "spark_jobs")}
            for m in MODES}

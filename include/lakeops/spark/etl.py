@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from lakeops.config import LakeopsConfig
 from lakeops.etl.plan import PARTITION_COLUMN, EtlPlan, SourceRange, day_bounds, hour_spans, span_condition
+from lakeops.etl.state import keys_written
 from lakeops.ingest.ddl import create_table_sql
 from lakeops.spark.etl_commit import commit_once
 from lakeops.spark.etl_transforms import ORDER_KEY, orders_enriched, user_activity, with_hour
@@ -30,7 +31,8 @@ class EtlResult:
     reason: str
     snapshot_id: int | None = None
     keys: int = 0
-    """downstream keys recomputed (incremental) or rows written (full, backfill)"""
+    """downstream keys recomputed (incremental) or rows written (full, backfill), from the commit's
+    snapshot summary"""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -88,12 +90,11 @@ def _overwrite(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan, rows: 
 
 @dataclass(frozen=True)
 class _Merge:
-    """An incremental run's MERGE: its source rows, its statement, the keys it recomputes and
-    what to release once it is committed."""
+    """An incremental run's MERGE: its source rows, its statement and what to release once it is
+    committed."""
 
     rows: DataFrame
     sql: str
-    keys: int
     cached: tuple[DataFrame, ...] = ()
     group_filter: bool = True
     """let Spark first find the target files holding a matched key (a second target scan); off
@@ -113,12 +114,12 @@ def _activity_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -
     columns = ["user_id", "session_id", "event_time", "event_type", "hour"]
     delta = with_hour(spark.read.option("start-snapshot-id", str(r.start_snapshot_id))
                       .option("end-snapshot-id", str(r.end_snapshot_id)).table(source)).select(*columns).cache()
-    per_hour = delta.groupBy("hour").agg(F.count_distinct("user_id").alias("keys")).collect()
-    if not per_hour:
+    hours = [row["hour"] for row in delta.select("hour").distinct().collect()]
+    if not hours:
         delta.unpersist()
         return None
     # Late events may touch old hours: only their (user, hour) keys are recomputed.
-    spans = hour_spans([row["hour"] for row in per_hour])
+    spans = hour_spans(hours)
     before = spark.read.option("versionAsOf", str(r.start_snapshot_id)).table(source)
     known = with_hour(before.where(F.expr(span_condition("event_time", spans)))).select(*columns)
     # The appended events' keys as they are (no distinct: a shuffle less), broadcast to the old rows.
@@ -127,7 +128,7 @@ def _activity_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -
     target = config.qualified(plan.table)
     sql = (f"MERGE INTO {target} t USING {{source}} s ON t.user_id = s.user_id AND t.hour = s.hour "
            f"AND ({span_condition('t.hour', spans)}) WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
-    return _Merge(rows, sql, sum(row["keys"] for row in per_hour), (delta,), group_filter=False)
+    return _Merge(rows, sql, (delta,), group_filter=False)
 
 
 def _changed_keys(spark: SparkSession, config: LakeopsConfig, r: SourceRange, key: str, view: str) -> DataFrame:
@@ -163,8 +164,7 @@ def _orders_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -> 
     # Orders of changed users already downstream: a deleted order's user may have changed too.
     downstream = spark.table(config.qualified(plan.table)).join(changed_users, "user_id", "left_semi").select(ORDER_KEY)
     affected = changed_orders.unionByName(by_user).unionByName(downstream).distinct().cache()
-    keys = affected.count()
-    if not keys:
+    if affected.isEmpty():
         affected.unpersist()
         return None
     current = orders_enriched(orders.join(affected, ORDER_KEY, "left_semi"), users)
@@ -178,7 +178,7 @@ def _orders_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -> 
            f"WHEN NOT MATCHED AND NOT s._deleted THEN INSERT ({', '.join(cols)}) VALUES ({', '.join('s.' + c for c in cols)})")
     # The ON clause has no partition predicate: Spark's group filter keeps the rewrite to the files
     # holding an affected order, and reads the source twice, so the source is computed once here.
-    return _Merge(rows.localCheckpoint(), sql, keys, (affected,))
+    return _Merge(rows.localCheckpoint(), sql, (affected,))
 
 
 def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: EtlPlan) -> EtlResult:
@@ -201,7 +201,6 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
         rows = _recompute(plan, spark, config)
         status, snapshot = commit_once(spark, catalog, config.qualified(plan.table), identity, plan.new_watermarks,
                                        lambda: _overwrite(spark, config, plan, rows), extra, overwrite=True)
-        keys = _added_records(catalog, config, plan.table, snapshot) if status == "committed" else 0
     else:
         merge = (_activity_merge if plan.table == "user_activity_hourly" else _orders_merge)(spark, config, plan)
         if merge is None:
@@ -213,7 +212,7 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
         finally:
             for frame in merge.cached:
                 frame.unpersist()
-        keys = merge.keys
+    keys = _keys_written(catalog, config, plan.table, snapshot)
     log.info("%s: %s %s, %d keys/rows recomputed, snapshot %s", plan.table, plan.mode, status, keys, snapshot)
     return EtlResult(plan.table, plan.mode, status, plan.reason, snapshot, keys)
 
@@ -236,7 +235,7 @@ def _run_merge(spark: SparkSession, table: str, merge: _Merge) -> None:
         spark.catalog.dropTempView(view)
 
 
-def _added_records(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int | None) -> int:
-    """Rows a full or backfill commit wrote, from its snapshot summary (no Spark job)."""
+def _keys_written(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int | None) -> int:
+    """Keys the commit recomputed, from its snapshot summary (no Spark job)."""
     snapshot = catalog.load_table(config.identifier(table)).snapshot_by_id(snapshot_id) if snapshot_id else None
-    return int(snapshot.summary.get("added-records", 0)) if snapshot and snapshot.summary else 0
+    return keys_written(snapshot.summary.additional_properties) if snapshot and snapshot.summary else 0
