@@ -60,20 +60,24 @@ def spark():
     session.stop()
 
 
-def make_test_config(base_dir: Path, tables: dict | None = None):
-    """A config with a fresh embedded catalog (own name, SQLite file, warehouse and landing zone).
-
-    Tables are those of the shipped include/lakeops.yaml (events, users, orders, with their
-    policies) unless `tables` gives other table settings in the config file's form."""
+def config_data(base_dir: Path, tables: dict | None = None) -> dict:
+    """The config file's content for a fresh embedded catalog (own name, SQLite file, warehouse and
+    landing zone under base_dir). Tables are those of the shipped include/lakeops.yaml (events,
+    users, orders, with their policies) unless `tables` gives other table settings."""
     import yaml
 
-    from lakeops.config import parse_config
-
     shipped = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
-    return parse_config({
+    return {
         "catalog": {"name": f"t{uuid.uuid4().hex[:10]}", "namespace": "lakeops", "data_dir": str(base_dir / "data")},
         "tables": shipped if tables is None else tables,
-    }, base_dir)
+    }
+
+
+def make_test_config(base_dir: Path, tables: dict | None = None):
+    """The parsed config of config_data."""
+    from lakeops.config import parse_config
+
+    return parse_config(config_data(base_dir, tables), base_dir)
 
 
 def register_catalog(spark, config):

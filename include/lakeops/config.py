@@ -196,6 +196,90 @@ class HealthThresholds:
             raise ConfigError(f"health.max_delete_files_per_hour: {self.max_delete_files_per_hour} must be positive, e.g. 12")
 
 
+STREAM_MAX_RUN_SECONDS = 6 * 3600
+"""Longest supervised run of a streaming query; the supervising DAG's task timeout is derived from it."""
+
+
+@dataclass(frozen=True)
+class StreamingConfig:
+    """Streaming ingest of a table (README "Streaming ingest"): a Structured Streaming query over the
+    landing zone, run either as availableNow micro-batches per DAG run or as a supervised long-running
+    query with a processing-time trigger."""
+
+    checkpoint_location: str | None = None
+    """Absolute path or URI of the query's checkpoint; default <warehouse>/_checkpoints/<namespace>/<table>,
+    beside the table's folder and outside its location, so nothing that manages the table's files lists it."""
+    max_files_per_trigger: int = 100
+    """Landed files one micro-batch reads at most: bounds a batch after an outage (availableNow splits the backlog)."""
+    trigger_interval_seconds: int = 15
+    """Processing-time trigger of the long-running query: how often it looks for new files."""
+    run_seconds: int = 3600
+    """How long one supervised run lasts before it stops gracefully (the next run resumes from the checkpoint)."""
+    stop_timeout_seconds: int = 120
+    """At the end of a supervised run, how long to wait for the running micro-batch to finish before stopping anyway."""
+
+    def __post_init__(self) -> None:
+        location = self.checkpoint_location
+        if location == "":
+            object.__setattr__(self, "checkpoint_location", None)  # an unset ${VAR:-} in the file
+        elif location is not None and "://" not in location and not location.startswith("/"):
+            raise ConfigError(f"streaming.checkpoint_location: {location!r} is relative; use an absolute path or a URI "
+                              "(e.g. s3a://bucket/checkpoints/events), or leave it unset for the warehouse default")
+        bounds = {"max_files_per_trigger": (1, 100_000, "100"), "trigger_interval_seconds": (1, 3600, "15"),
+                  "run_seconds": (10, STREAM_MAX_RUN_SECONDS, "3600"), "stop_timeout_seconds": (10, 3600, "120")}
+        for key, (low, high, example) in bounds.items():
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ConfigError(f"streaming.{key}: {value!r} must be a whole number from {low} to {high}, e.g. {example}")
+        if self.trigger_interval_seconds >= self.run_seconds:
+            raise ConfigError(f"streaming.trigger_interval_seconds: {self.trigger_interval_seconds} must be shorter than "
+                              f"streaming.run_seconds ({self.run_seconds}); a supervised run would end before its first trigger")
+
+INGEST_MODES = ("batch", "streaming")
+COMMIT_MODES = ("direct", "staged")
+MAX_WRITERS = 64
+# Staged commits and streaming append parsed events; CDC tables are merged (MERGE INTO) and commit directly.
+STAGED_SCHEMAS = ("events",)
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    """How a table is ingested (README "Streaming ingest", "Staged writers and one committer").
+
+    mode: which DAGs ingest the table's landed files: batch (ingest_events, one batch per data
+    interval) or streaming (stream_events / stream_events_supervisor). Exactly one may: both would
+    commit every landed file twice under different batch ids, so each refuses the other's tables.
+
+    direct: one Spark job per data interval writes its files and commits them itself.
+    staged: `writers` Spark jobs each write a disjoint share of the interval's files into the
+    table's staging area and publish a manifest; one committer commits them all in one commit.
+    Staging left by dead writers (or a committer killed before its clean-up) is deleted once it
+    is older than staging_max_age_hours."""
+
+    mode: str = "batch"
+    commit_mode: str = "direct"
+    writers: int = 4
+    """Parallel writer tasks per run in staged mode (ignored in direct mode)."""
+    staging_max_age_hours: float = 24.0
+
+    def __post_init__(self) -> None:
+        if self.mode not in INGEST_MODES:
+            raise ConfigError(f"ingest.mode: {self.mode!r} is not an ingest mode; use batch (the ingest_events DAG, one "
+                              "batch per data interval) or streaming (the stream_events DAGs)")
+        if self.mode == "streaming" and self.commit_mode != "direct":
+            raise ConfigError(f"ingest.commit_mode: {self.commit_mode!r} applies to batch ingest; a streaming query commits "
+                              "each micro-batch itself. Use commit_mode: direct with mode: streaming")
+        if self.commit_mode not in COMMIT_MODES:
+            raise ConfigError(f"ingest.commit_mode: {self.commit_mode!r} is not a commit mode; use direct (each run commits "
+                              "its own batch) or staged (parallel writers, one committer)")
+        if isinstance(self.writers, bool) or not isinstance(self.writers, int) or not 1 <= self.writers <= MAX_WRITERS:
+            raise ConfigError(f"ingest.writers: {self.writers!r} must be a whole number of writer tasks between 1 and "
+                              f"{MAX_WRITERS}; each one is a Spark job, so keep it within the lakeops_spark pool's slots")
+        if not 1 <= self.staging_max_age_hours <= 720:
+            raise ConfigError(f"ingest.staging_max_age_hours: {self.staging_max_age_hours} must be between 1 and 720 hours; "
+                              "staging younger than this is never deleted, so it must outlast the slowest writer-to-commit run")
+
+
 @dataclass(frozen=True)
 class TableConfig:
     name: str
@@ -209,6 +293,9 @@ class TableConfig:
     compaction: CompactionPolicy = field(default_factory=CompactionPolicy)
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
     health: HealthThresholds = field(default_factory=HealthThresholds)
+    streaming: StreamingConfig = field(default_factory=StreamingConfig)
+
+    ingest: IngestConfig = field(default_factory=IngestConfig)
 
     def __post_init__(self) -> None:
         where = f"tables.{self.name}"
@@ -227,6 +314,17 @@ class TableConfig:
             raise ConfigError(f"{where}.freshness_sla_minutes: {self.freshness_sla_minutes} must be at least 1")
         if self.ingest_interval_minutes < 1 or 60 % self.ingest_interval_minutes:
             raise ConfigError(f"{where}.ingest_interval_minutes: {self.ingest_interval_minutes} must divide an hour (1, 2, 5, 10, 15, 30, 60)")
+        if self.ingest.mode == "streaming" and self.schema not in STAGED_SCHEMAS:
+            raise ConfigError(f"{where}.ingest.mode: 'streaming' reads landed events (schema events), but this table has "
+                              f"schema {self.schema!r}, which the CDC ingest merges or the ETL writes; use mode: batch")
+        if self.ingest.commit_mode == "staged":
+            if self.schema not in STAGED_SCHEMAS:
+                raise ConfigError(f"{where}.ingest.commit_mode: 'staged' ingests landed events (schema events), but this table has "
+                                  f"schema {self.schema!r}, which the CDC ingest merges or the ETL writes; use commit_mode: direct")
+            if self.ingest.staging_max_age_hours >= self.retention.orphan_min_age_hours:
+                raise ConfigError(f"{where}.ingest.staging_max_age_hours: {self.ingest.staging_max_age_hours:g} is not below "
+                                  f"retention.orphan_min_age_hours {self.retention.orphan_min_age_hours}; orphan removal could "
+                                  "delete staged files a late committer still needs. Set it below that (default 24)")
 
     @property
     def quarantine_name(self) -> str:

@@ -60,3 +60,10 @@ def py_files_archive(work_dir: str | Path) -> str:
 def spark_job_path(name: str) -> str:
     """Absolute path of a spark-submit entry point in spark_jobs/."""
     return str(PROJECT_ROOT / "spark_jobs" / f"{name}.py")
+
+
+def spark_submit_command(job: str, job_args: list[str], work_dir: str | Path, master: str = "local[2]") -> list[str]:
+    """The spark-submit command line of a lakeops job outside Airflow (benchmarks, tests, by hand):
+    what LakeopsSparkSubmitOperator submits, on a given master."""
+    return ["spark-submit", "--master", master, "--name", f"lakeops {job}", "--conf", "spark.log.level=WARN",
+            "--jars", ",".join(spark_jars()), "--py-files", py_files_archive(work_dir), spark_job_path(job), *job_args]

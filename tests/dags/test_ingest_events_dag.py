@@ -4,8 +4,10 @@ spark_jobs/ingest_events.py with spark-submit on local Spark against the embedde
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
+import yaml
 
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
@@ -14,6 +16,7 @@ from lakeops.generator import generate_events
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
+SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "include" / "lakeops.yaml"
 ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
 TICK = datetime(2026, 11, 21, 10, 5, tzinfo=timezone.utc)  # the run whose data interval is 10:00-10:05
 
@@ -47,3 +50,39 @@ def test_ingest_dag_commits_every_landed_event_once(airflow_db, tmp_path, monkey
     empty = run_dag_test(dag, datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc))
     assert str(empty.state) == "success"
     assert len(_event_ids(config)) == landed.good
+
+
+def _staged_config(tmp_path, writers: int):
+    """The shipped config with events in staged mode (the DAG reads it at run time, the jobs too)."""
+    shipped = yaml.safe_load(SHIPPED_CONFIG.read_text())
+    shipped["tables"]["events"]["ingest"] = {"commit_mode": "staged", "writers": writers}
+    path = tmp_path / "lakeops.yaml"
+    path.write_text(yaml.safe_dump(shipped))
+    return path
+
+
+def test_staged_ingest_dag_writes_in_parallel_and_commits_once(airflow_db, tmp_path, monkeypatch):
+    monkeypatch.setenv("LAKEOPS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LAKEOPS_CONFIG", str(_staged_config(tmp_path, writers=2)))
+    config = load_config()
+    assert config.table("events").ingest.commit_mode == "staged"
+    landed = generate_events(config.landing_root, ARRIVAL, 5, 120, seed=22, bad_fraction=0.02)
+    dag = load_dag("ingest_events")
+
+    run = run_dag_test(dag, TICK)
+    assert str(run.state) == "success"
+    states = {(ti.task_id, ti.map_index): str(ti.state) for ti in run.get_task_instances()}
+    assert states[("ingest", -1)] == "skipped"
+    assert {k: v for k, v in states.items() if k[0] == "stage"} == {("stage", 0): "success", ("stage", 1): "success"}
+    assert states[("commit", -1)] == "success"
+    ids = _event_ids(config)
+    assert len(ids) == landed.good and set(ids) == landed.good_event_ids
+    events = load_catalog(config.catalog).load_table(config.identifier("events"))
+    assert len(events.snapshots()) == 1 and events.current_snapshot().summary["lakeops.writers"] == "2"
+
+    rerun = run_dag_test(dag, TICK)  # the batch is committed: no writer runs, the committer only cleans up
+    assert str(rerun.state) == "success"
+    again = {(ti.task_id, ti.map_index): str(ti.state) for ti in rerun.get_task_instances()}
+    assert again[("commit", -1)] == "success" and not any(k[0] == "stage" and v == "success" for k, v in again.items())
+    assert sorted(_event_ids(config)) == sorted(ids)
+    assert len(load_catalog(config.catalog).load_table(config.identifier("events")).snapshots()) == 1

@@ -97,6 +97,8 @@ def stack(tmp_path_factory, airflow_db):
             patch.setenv("LAKEOPS_WAREHOUSE", f"s3://{BUCKET}/warehouse")
             patch.setenv("LAKEOPS_S3_ENDPOINT", s3.endpoint)
             patch.setenv("LAKEOPS_LANDING_DIR", stack.landing)
+            # A REST catalog has no database of ours: health history goes to its own (the sensors record there).
+            patch.setenv("LAKEOPS_HEALTH_DB_URL", f"sqlite:///{work_dir / 'health.db'}")
             patch.setenv("SPARK_LOCAL_IP", "127.0.0.1")
             patch.setenv("AIRFLOW_CONN_LAKEOPS_SPARK", json.dumps(
                 {"conn_type": "spark", "host": "spark://127.0.0.1", "port": cluster.master_port,

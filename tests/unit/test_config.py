@@ -10,6 +10,7 @@ import pytest
 from lakeops.config import (
     CatalogConfig,
     CompactionPolicy,
+    IngestConfig,
     RetentionPolicy,
     TableConfig,
     ZonemapConfig,
@@ -83,6 +84,7 @@ def test_table_defaults(make_config):
         "protected_refs": (),
     }
     assert table.quarantine_name == "events_quarantine"
+    assert table.ingest == IngestConfig(mode="batch", commit_mode="direct", writers=4, staging_max_age_hours=24.0)
 
 
 def test_full_table_is_converted_to_typed_values(make_config):
@@ -327,6 +329,7 @@ def test_shipped_config_loads():
     assert events.zonemap == ZonemapConfig(columns=("event_time", "user_id", "country", "event_type"), bloom_columns=("user_id",))
     assert events.retention == RetentionPolicy(max_snapshot_age_hours=120, min_snapshots=1, orphan_min_age_hours=72)
     assert events.compaction == CompactionPolicy()
+    assert events.ingest == IngestConfig(mode="batch", commit_mode="direct", writers=4, staging_max_age_hours=24.0)
 
 
 def test_shipped_config_follows_the_environment(tmp_path, monkeypatch):
@@ -605,3 +608,76 @@ def test_partition_source_column_rejects_unknown_transforms(transform):
 def test_table_config_validates_when_built_directly():
     with pytest.raises(ConfigError, match="column 'nope'"):
         TableConfig(name="events", schema="events", sort_by=("nope",))
+
+
+# --- ingest: commit mode, writers, staging age -----------------------------------------------
+
+
+def test_staged_ingest_settings_are_read(make_config):
+    ingest = make_config(events_table(ingest={"commit_mode": "staged", "writers": 16, "staging_max_age_hours": 6})).table("events").ingest
+    assert ingest == IngestConfig(commit_mode="staged", writers=16, staging_max_age_hours=6.0)
+    assert isinstance(ingest.staging_max_age_hours, float)
+
+
+def test_unknown_commit_mode_names_the_modes(make_config):
+    with pytest.raises(ConfigError, match=r"ingest.commit_mode: 'stagd' is not a commit mode; use direct \(each run commits "
+                                          r"its own batch\) or staged \(parallel writers, one committer\)"):
+        make_config(events_table(ingest={"commit_mode": "stagd"}))
+
+
+def test_ingest_mode_is_batch_or_streaming(make_config):
+    assert make_config(events_table(ingest={"mode": "streaming"})).table("events").ingest.mode == "streaming"
+    with pytest.raises(ConfigError, match=r"ingest.mode: 'stream' is not an ingest mode; use batch \(the ingest_events "
+                                          r"DAG, one batch per data interval\) or streaming \(the stream_events DAGs\)"):
+        make_config(events_table(ingest={"mode": "stream"}))
+
+
+def test_streaming_commits_each_micro_batch_itself(make_config):
+    with pytest.raises(ConfigError, match=r"ingest.commit_mode: 'staged' applies to batch ingest; .* Use commit_mode: direct "
+                                          r"with mode: streaming"):
+        make_config(events_table(ingest={"mode": "streaming", "commit_mode": "staged"}))
+
+
+def test_only_event_tables_stream(make_config):
+    with pytest.raises(ConfigError, match=r"tables.users.ingest.mode: 'streaming' reads landed events \(schema events\), but "
+                                          r"this table has schema 'users'.*use mode: batch"):
+        make_config({"tables": {"users": {"schema": "users", "ingest": {"mode": "streaming"}}}})
+
+
+@pytest.mark.parametrize("writers", [0, -1, 65])
+def test_writers_out_of_range(make_config, writers):
+    with pytest.raises(ConfigError, match=rf"ingest.writers: {writers} must be a whole number of writer tasks between 1 and 64"):
+        make_config(events_table(ingest={"commit_mode": "staged", "writers": writers}))
+
+
+@pytest.mark.parametrize("writers", ["4", 2.5, True])
+def test_writers_must_be_a_whole_number(make_config, writers):
+    with pytest.raises(ConfigError, match=r"tables.events.ingest.writers: .* must be a whole number"):
+        make_config(events_table(ingest={"writers": writers}))
+
+
+@pytest.mark.parametrize("hours", [0, 0.5, 721])
+def test_staging_max_age_out_of_range(make_config, hours):
+    with pytest.raises(ConfigError, match=rf"ingest.staging_max_age_hours: {float(hours)} must be between 1 and 720 hours"):
+        make_config(events_table(ingest={"staging_max_age_hours": hours}))
+
+
+def test_unknown_ingest_key_is_named(make_config):
+    with pytest.raises(ConfigError, match=r"tables.events.ingest: unknown key 'writer'; allowed keys are mode, commit_mode, writers, "
+                                          r"staging_max_age_hours"):
+        make_config(events_table(ingest={"writer": 4}))
+
+
+def test_staged_mode_is_for_landed_events_only(make_config):
+    with pytest.raises(ConfigError, match=r"tables.users.ingest.commit_mode: 'staged' ingests landed events \(schema events\), "
+                                          r"but this table has schema 'users'.*use commit_mode: direct"):
+        make_config({"tables": {"users": {"schema": "users", "ingest": {"commit_mode": "staged"}}}})
+
+
+def test_staging_must_expire_before_orphan_removal_in_staged_mode(make_config):
+    settings = {"ingest": {"commit_mode": "staged", "staging_max_age_hours": 24}, "retention": {"orphan_min_age_hours": 24}}
+    with pytest.raises(ConfigError, match=r"tables.events.ingest.staging_max_age_hours: 24 is not below "
+                                          r"retention.orphan_min_age_hours 24; orphan removal could delete staged files"):
+        make_config(events_table(**settings))
+    direct = {**settings, "ingest": {"commit_mode": "direct", "staging_max_age_hours": 24}}
+    assert make_config(events_table(**direct)).table("events").ingest.commit_mode == "direct", "no staging in direct mode"

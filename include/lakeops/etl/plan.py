@@ -109,6 +109,21 @@ def hour_spans(hours: list[datetime]) -> list[tuple[datetime, datetime]]:
     return spans
 
 
+def span_condition(column: str, spans: list[tuple[datetime, datetime]]) -> str:
+    """SQL: `column` lies inside one of the [start, end) spans. Bounds are written as epoch
+    microseconds (naive datetimes are local time, as PySpark returns them), so the condition means
+    the same instants whatever the session's time zone; Spark folds them into literals that Iceberg
+    prunes files and partitions with."""
+    if not spans:
+        return "FALSE"
+
+    def micros(moment: datetime) -> int:
+        return round(moment.timestamp() * 1_000_000)
+
+    return " OR ".join(f"({column} >= TIMESTAMP_MICROS({micros(start)}) AND {column} < TIMESTAMP_MICROS({micros(end)}))"
+                       for start, end in spans)
+
+
 def plan_etl(table: str, watermarks: dict[str, int], sources: dict[str, SourceState],
              full: bool = False, backfill_dates: tuple[date, ...] = ()) -> EtlPlan:
     """The plan of one run for one downstream table."""

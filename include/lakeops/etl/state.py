@@ -1,4 +1,5 @@
-"""The plain values the ETL planner needs, read from Iceberg metadata with pyiceberg (no Spark)."""
+"""The plain values the ETL planner needs, read from Iceberg metadata with pyiceberg (no Spark),
+and what a commit did, read from its snapshot summary."""
 
 from __future__ import annotations
 
@@ -30,3 +31,16 @@ def source_state(name: str, table: Table | None, watermark: int | None) -> Sourc
         live_snapshot_ids=frozenset(s.snapshot_id for s in table.snapshots()),
         operations_after={watermark: tuple(operations)} if found and watermark is not None else {},
     )
+
+
+MERGE_METRICS = ("inserted", "updated", "deleted")
+
+
+def keys_written(summary: dict[str, str]) -> int:
+    """Downstream keys one ETL commit recomputed, from its snapshot summary: a MERGE's target rows
+    inserted, updated and deleted (Spark records them as spark.merge-into.num-target-rows-*); the
+    rows an overwrite (full, backfill) wrote otherwise."""
+    merged = [summary.get(f"spark.merge-into.num-target-rows-{kind}") for kind in MERGE_METRICS]
+    if any(value is not None for value in merged):
+        return sum(int(value or 0) for value in merged)
+    return int(summary.get("added-records", 0))

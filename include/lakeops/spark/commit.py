@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from lakeops.batches import published_snapshot, staged_snapshot
+from lakeops.batches import BATCH_ID_PROPERTY, published_snapshot, staged_snapshot
 from lakeops.exceptions import IngestError
 
 if TYPE_CHECKING:
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BATCH_ID_PROPERTY = "lakeops.batch-id"
 DUPLICATE_PUBLISH = "DuplicateWAPCommitException"
 
 def _metadata(catalog: Catalog, table: str) -> Table:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from lakeops.config import LakeopsConfig
-from lakeops.etl.plan import PARTITION_COLUMN, EtlPlan, SourceRange, day_bounds, hour_spans
+from lakeops.etl.plan import PARTITION_COLUMN, EtlPlan, SourceRange, day_bounds, hour_spans, span_condition
+from lakeops.etl.state import keys_written
 from lakeops.ingest.ddl import create_table_sql
 from lakeops.spark.etl_commit import commit_once
 from lakeops.spark.etl_transforms import ORDER_KEY, orders_enriched, user_activity, with_hour
@@ -31,7 +31,8 @@ class EtlResult:
     reason: str
     snapshot_id: int | None = None
     keys: int = 0
-    """downstream keys recomputed (incremental) or rows written (full, backfill)"""
+    """downstream keys recomputed (incremental) or rows written (full, backfill), from the commit's
+    snapshot summary"""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -87,37 +88,47 @@ def _overwrite(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan, rows: 
     rows.writeTo(target).overwrite(condition)
 
 
-def _activity_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -> tuple[DataFrame | None, str]:
-    """The recomputed (user, hour) rows for the events appended in the plan's range, and the MERGE."""
+@dataclass(frozen=True)
+class _Merge:
+    """An incremental run's MERGE: its source rows, its statement and what to release once it is
+    committed."""
+
+    rows: DataFrame
+    sql: str
+    cached: tuple[DataFrame, ...] = ()
+    group_filter: bool = True
+    """let Spark first find the target files holding a matched key (a second target scan); off
+    when the ON clause already confines the target to the touched hours"""
+
+
+def _activity_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -> _Merge | None:
+    """The recomputed (user, hour) rows for the events appended in the plan's range, and the MERGE.
+
+    The appended events are read once (the snapshot range) and held in memory; the events that
+    were already there are read from the range's start snapshot, only inside the touched hours,
+    so Iceberg prunes every file outside them and no appended file is read twice."""
     from pyspark.sql import functions as F
 
     r = plan.ranges[0]
     source = config.qualified(r.source)
-    delta = (spark.read.option("start-snapshot-id", str(r.start_snapshot_id))
-             .option("end-snapshot-id", str(r.end_snapshot_id)).table(source))
-    keys = with_hour(delta).select("user_id", "hour").distinct().cache()
-    hours = sorted(row[0] for row in keys.select("hour").distinct().collect())
+    columns = ["user_id", "session_id", "event_time", "event_type", "hour"]
+    delta = with_hour(spark.read.option("start-snapshot-id", str(r.start_snapshot_id))
+                      .option("end-snapshot-id", str(r.end_snapshot_id)).table(source)).select(*columns).cache()
+    hours = [row["hour"] for row in delta.select("hour").distinct().collect()]
     if not hours:
-        return None, ""
-    # Late events may touch old hours: read the source only inside the touched hours (merged runs),
-    # so Iceberg prunes every file outside them.
+        delta.unpersist()
+        return None
+    # Late events may touch old hours: only their (user, hour) keys are recomputed.
     spans = hour_spans(hours)
-    in_spans = None
-    for start, end in spans:
-        part = (F.col("event_time") >= F.lit(start)) & (F.col("event_time") < F.lit(end))
-        in_spans = part if in_spans is None else in_spans | part
-    low, high = spans[0][0], spans[-1][1]
-    events = with_hour(_at(spark, config, r).where(in_spans))
-    rows = user_activity(events.join(F.broadcast(keys), ["user_id", "hour"], "left_semi"))
+    before = spark.read.option("versionAsOf", str(r.start_snapshot_id)).table(source)
+    known = with_hour(before.where(F.expr(span_condition("event_time", spans)))).select(*columns)
+    # The appended events' keys as they are (no distinct: a shuffle less), broadcast to the old rows.
+    known = known.join(F.broadcast(delta.select("user_id", "hour")), ["user_id", "hour"], "left_semi")
+    rows = user_activity(known.unionByName(delta))
     target = config.qualified(plan.table)
-    merge = (f"MERGE INTO {target} t USING {{source}} s ON t.user_id = s.user_id AND t.hour = s.hour "
-             f"AND t.hour >= TIMESTAMP '{_ts(low)}' AND t.hour < TIMESTAMP '{_ts(high)}' "
-             "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
-    return rows, merge
-
-
-def _ts(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M:%S")
+    sql = (f"MERGE INTO {target} t USING {{source}} s ON t.user_id = s.user_id AND t.hour = s.hour "
+           f"AND ({span_condition('t.hour', spans)}) WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    return _Merge(rows, sql, (delta,), group_filter=False)
 
 
 def _changed_keys(spark: SparkSession, config: LakeopsConfig, r: SourceRange, key: str, view: str) -> DataFrame:
@@ -142,7 +153,7 @@ def _changed_keys(spark: SparkSession, config: LakeopsConfig, r: SourceRange, ke
         return before.exceptAll(after).unionByName(after.exceptAll(before)).select(key).distinct()
 
 
-def _orders_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -> tuple[DataFrame | None, str]:
+def _orders_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -> _Merge | None:
     from pyspark.sql import functions as F
 
     ranges = {r.source: r for r in plan.ranges}
@@ -154,17 +165,20 @@ def _orders_merge(spark: SparkSession, config: LakeopsConfig, plan: EtlPlan) -> 
     downstream = spark.table(config.qualified(plan.table)).join(changed_users, "user_id", "left_semi").select(ORDER_KEY)
     affected = changed_orders.unionByName(by_user).unionByName(downstream).distinct().cache()
     if affected.isEmpty():
-        return None, ""
+        affected.unpersist()
+        return None
     current = orders_enriched(orders.join(affected, ORDER_KEY, "left_semi"), users)
     gone = affected.join(orders, ORDER_KEY, "left_anti")
     rows = current.withColumn("_deleted", F.lit(False)).unionByName(
         gone.withColumn("_deleted", F.lit(True)), allowMissingColumns=True)
     cols = [c for c in current.columns]
-    merge = (f"MERGE INTO {config.qualified(plan.table)} t USING {{source}} s ON t.{ORDER_KEY} = s.{ORDER_KEY} "
-             "WHEN MATCHED AND s._deleted THEN DELETE "
-             f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in cols)} "
-             f"WHEN NOT MATCHED AND NOT s._deleted THEN INSERT ({', '.join(cols)}) VALUES ({', '.join('s.' + c for c in cols)})")
-    return rows, merge
+    sql = (f"MERGE INTO {config.qualified(plan.table)} t USING {{source}} s ON t.{ORDER_KEY} = s.{ORDER_KEY} "
+           "WHEN MATCHED AND s._deleted THEN DELETE "
+           f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in cols)} "
+           f"WHEN NOT MATCHED AND NOT s._deleted THEN INSERT ({', '.join(cols)}) VALUES ({', '.join('s.' + c for c in cols)})")
+    # The ON clause has no partition predicate: Spark's group filter keeps the rewrite to the files
+    # holding an affected order, and reads the source twice, so the source is computed once here.
+    return _Merge(rows.localCheckpoint(), sql, (affected,))
 
 
 def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: EtlPlan) -> EtlResult:
@@ -182,29 +196,46 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
     ensure_downstream(spark, catalog, config, plan.table)
     identity = run_id(plan)
     spark.sparkContext.setJobDescription(f"lakeops etl {identity}")
-    counted: list[int] = []
-
+    extra = {"lakeops.etl-dates": ",".join(d.isoformat() for d in plan.dates)} if plan.dates else {}
     if plan.mode in ("full", "backfill"):
-        rows = _recompute(plan, spark, config).localCheckpoint()
-        counted.append(rows.count())
-
-        def write() -> None:
-            _overwrite(spark, config, plan, rows)
+        rows = _recompute(plan, spark, config)
+        status, snapshot = commit_once(spark, catalog, config.qualified(plan.table), identity, plan.new_watermarks,
+                                       lambda: _overwrite(spark, config, plan, rows), extra, overwrite=True)
     else:
-        rows, merge = (_activity_merge if plan.table == "user_activity_hourly" else _orders_merge)(spark, config, plan)
-        if rows is None:
+        merge = (_activity_merge if plan.table == "user_activity_hourly" else _orders_merge)(spark, config, plan)
+        if merge is None:
             log.info("%s: the source range %s holds no new rows", plan.table, identity)
             return EtlResult(plan.table, plan.mode, "empty", plan.reason)
-        rows = rows.localCheckpoint()
-        counted.append(rows.count())
-        view = f"lakeops_etl_{plan.table}"
+        try:
+            status, snapshot = commit_once(spark, catalog, config.qualified(plan.table), identity, plan.new_watermarks,
+                                           lambda: _run_merge(spark, plan.table, merge), extra)
+        finally:
+            for frame in merge.cached:
+                frame.unpersist()
+    keys = _keys_written(catalog, config, plan.table, snapshot)
+    log.info("%s: %s %s, %d keys/rows recomputed, snapshot %s", plan.table, plan.mode, status, keys, snapshot)
+    return EtlResult(plan.table, plan.mode, status, plan.reason, snapshot, keys)
 
-        def write() -> None:
-            rows.createOrReplaceTempView(view)
-            spark.sql(merge.format(source=view))
 
-    extra = {"lakeops.etl-dates": ",".join(d.isoformat() for d in plan.dates)} if plan.dates else {}
-    status, snapshot = commit_once(spark, catalog, config.qualified(plan.table), identity, plan.new_watermarks, write, extra,
-                                   overwrite=plan.mode in ("full", "backfill"))
-    log.info("%s: %s %s, %d keys/rows recomputed, snapshot %s", plan.table, plan.mode, status, counted[0], snapshot)
-    return EtlResult(plan.table, plan.mode, status, plan.reason, snapshot, counted[0])
+GROUP_FILTER_CONF = "spark.sql.optimizer.runtime.rowLevelOperationGroupFilter.enabled"
+
+
+def _run_merge(spark: SparkSession, table: str, merge: _Merge) -> None:
+    view = f"lakeops_etl_{table}"
+    merge.rows.createOrReplaceTempView(view)
+    previous = spark.conf.get(GROUP_FILTER_CONF, None)
+    spark.conf.set(GROUP_FILTER_CONF, str(merge.group_filter).lower())
+    try:
+        spark.sql(merge.sql.format(source=view))
+    finally:
+        if previous is None:
+            spark.conf.unset(GROUP_FILTER_CONF)
+        else:
+            spark.conf.set(GROUP_FILTER_CONF, previous)
+        spark.catalog.dropTempView(view)
+
+
+def _keys_written(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int | None) -> int:
+    """Keys the commit recomputed, from its snapshot summary (no Spark job)."""
+    snapshot = catalog.load_table(config.identifier(table)).snapshot_by_id(snapshot_id) if snapshot_id else None
+    return keys_written(snapshot.summary.additional_properties) if snapshot and snapshot.summary else 0

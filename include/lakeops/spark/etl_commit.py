@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lakeops.batches import published_snapshot
+from lakeops.failpoints import ETL_AFTER_PUBLISH, ETL_BEFORE_PUBLISH, failpoint
 from lakeops.spark.commit import publish_staged
 from lakeops.watermark import watermark_key
 
@@ -68,7 +69,9 @@ def commit_once(spark: SparkSession, catalog: Catalog, table: str, run_id: str, 
     staged = stage(spark, catalog, table, run_id, properties, write)
     if staged is None:
         return "empty", None
+    failpoint(ETL_BEFORE_PUBLISH)
     published = publish_staged(spark, catalog, table, run_id, staged)
+    failpoint(ETL_AFTER_PUBLISH)
     if published is None:
         return "already_committed", published_snapshot(_metadata(catalog, table), run_id)
     if published != staged:

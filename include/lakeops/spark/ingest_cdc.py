@@ -9,10 +9,11 @@ import uuid
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from lakeops.batches import published_snapshot
+from lakeops.batches import later_batch, published_snapshot
 from lakeops.catalog import load_catalog
 from lakeops.cdc.sql import MERGE_ON_READ_PROPERTIES, OP, merge_sql
 from lakeops.config import LakeopsConfig
+from lakeops.exceptions import IngestError
 from lakeops.ingest.plan import IngestPlan
 from lakeops.spark.cdc_parse import last_change_per_key, parse_changes
 from lakeops.spark.commit import append_once
@@ -21,6 +22,7 @@ from lakeops.spark.merge_commit import merge_once
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
     from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
@@ -55,6 +57,22 @@ def ensure_merge_on_read(spark: SparkSession, catalog: Catalog, config: LakeopsC
         spark.sql(f"ALTER TABLE {config.qualified(table)} SET TBLPROPERTIES ({rendered})")
 
 
+def refuse_out_of_order(loaded: Table, plan: IngestPlan, table: str, spark_catalog: str) -> None:
+    """Changes apply in source order: an interval older than one already merged would overwrite
+    newer values and bring deleted keys back, so it is refused with the way to apply it."""
+    later = later_batch(loaded, table, plan.start)
+    if later is None:
+        return
+    rollback = (f"CALL {spark_catalog}.system.rollback_to_snapshot('{plan.table}', {later.parent_id})"
+                if later.parent_id is not None else f"recreate {plan.table}")
+    raise IngestError(
+        f"batch {plan.batch_id} is older than batch {later.batch_id}, already merged into {plan.table} "
+        f"(snapshot {later.snapshot_id}): merging older changes after newer ones would overwrite newer values and "
+        f"bring deleted keys back. CDC intervals apply in source order. To apply this interval, roll the table back "
+        f"to the snapshot before that batch ({rollback}) and re-run the intervals from {plan.start.isoformat()} on, "
+        "in order (the ingest_cdc DAG runs one interval at a time).")
+
+
 def run_cdc_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan) -> CdcResult:
     from pyspark.sql import functions as F
 
@@ -66,9 +84,11 @@ def run_cdc_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan:
         return CdcResult(plan.batch_id, "no_input")
     catalog = load_catalog(config.catalog)
     ensure_merge_on_read(spark, catalog, config, table)
-    if published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id) is not None:
+    loaded = catalog.load_table(config.identifier(table))
+    if published_snapshot(loaded, plan.batch_id) is not None:
         log.info("batch %s is already merged into %s; nothing to do", plan.batch_id, plan.table)
         return CdcResult(plan.batch_id, "already_committed", len(files))
+    refuse_out_of_order(loaded, plan, spec.name, config.catalog.name)
     spark.sparkContext.setJobDescription(f"lakeops cdc {plan.batch_id}: parse {len(files)} files")
     raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
     parsed = parse_changes(raw, spec.schema).cache()

@@ -9,15 +9,16 @@ from typing import TYPE_CHECKING
 
 from lakeops.config import LakeopsConfig
 from lakeops.ingest.ddl import table_ddl
-from lakeops.ingest.plan import IngestPlan
+from lakeops.ingest.plan import IngestPlan, check_ingest_mode
 from lakeops.schemas import EVENTS
-from lakeops.batches import published_snapshot
+from lakeops.batches import ROWS_PROPERTY, published_snapshot
 from lakeops.catalog import load_catalog
 from lakeops.spark.commit import append_once
+from lakeops.staging.plan import LandedFile
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +49,9 @@ def ensure_tables(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
         spark.sql(statement)
 
 
-def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
-    """Data files in the given folders, through Hadoop's file system so any scheme works. Hidden files are skipped."""
+def landed_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[LandedFile]:
+    """Data files (with sizes) in the given folders, through Hadoop's file system so any scheme works.
+    Hidden files are skipped."""
     jvm = spark.sparkContext._jvm
     hadoop_conf = spark.sparkContext._jsc.hadoopConfiguration()
     files = []
@@ -61,8 +63,13 @@ def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
         for status in fs.listStatus(path):
             name = status.getPath().getName()
             if status.isFile() and not name.startswith((".", "_")):
-                files.append(status.getPath().toString())
-    return sorted(files)
+                files.append(LandedFile(status.getPath().toString(), int(status.getLen())))
+    return sorted(files, key=lambda f: f.path)
+
+
+def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
+    """Paths of the data files in the given folders (landed_files without sizes)."""
+    return [f.path for f in landed_files(spark, dirs)]
 
 
 def parse_events(raw: DataFrame) -> DataFrame:
@@ -89,27 +96,83 @@ def parse_events(raw: DataFrame) -> DataFrame:
     return df
 
 
-def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int) -> None:
+def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int,
+                               missing_only: bool = False) -> None:
     """The micro zonemap of the committed batch. The batch is already durable: a failure here is
-    logged, and the files stay candidates for every read until consolidation indexes them."""
-    from lakeops.zonemap.micro import write_micro_zonemap
+    logged, and the files stay candidates for every read until consolidation indexes them.
+    missing_only: for a batch found already published (a rerun, a replayed micro-batch), whose first
+    run may have died between its commit and its zonemap; an existing zonemap is kept."""
+    from lakeops.zonemap.micro import micro_zonemap_uri, write_micro_zonemap
 
     spec = config.table(table)
     if not spec.zonemap.columns:
         return
     try:
         loaded = catalog.load_table(config.identifier(spec.name))
+        if missing_only and loaded.io.new_input(micro_zonemap_uri(loaded, snapshot_id)).exists():
+            return
         write_micro_zonemap(loaded, spec, snapshot_id)
     except Exception:
         log.exception("zonemap for snapshot %s of %s was not written; reads will not prune its files until "
                       "consolidation indexes them", snapshot_id, table)
 
 
-def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan) -> IngestResult:
+def parsed_lines(raw: DataFrame) -> DataFrame:
+    """raw(value, source_file), parsed (parse_events) and stamped with ingested_at."""
     from pyspark.sql import functions as F
 
+    return parse_events(raw).withColumn("ingested_at", F.current_timestamp())
+
+
+def read_landed(spark: SparkSession, files: list[str]) -> DataFrame:
+    """The landed lines of `files`, parsed and stamped (parsed_lines)."""
+    from pyspark.sql import functions as F
+
+    return parsed_lines(spark.read.text(files).withColumn("source_file", F.input_file_name()))
+
+
+def count_rows(parsed: DataFrame) -> tuple[int, int, int]:
+    """(good rows, rows to quarantine, source files) of a parsed batch, in one pass."""
+    from pyspark.sql import functions as F
+
+    counts = parsed.agg(F.count_if(F.col("reason").isNull()).alias("good"),
+                        F.count_if(F.col("reason").isNotNull()).alias("bad"),
+                        F.countDistinct("source_file").alias("files")).first()
+    return int(counts["good"]), int(counts["bad"]), int(counts["files"])
+
+
+def good_rows(parsed: DataFrame) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    return parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
+
+
+def quarantine_columns(table: str, batch_id: str) -> list[Column]:
+    """The quarantine table's columns of a parsed row: the raw line, its file and the reason."""
+    from pyspark.sql import functions as F
+
+    return [F.lit(table).alias("table_name"), F.lit(batch_id).alias("batch_id"), F.col("source_file"),
+            F.col("value").alias("raw_line"), F.col("reason"), F.col("ingested_at").alias("quarantined_at")]
+
+
+def quarantine_rows(parsed: DataFrame, table: str, batch_id: str) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    return parsed.where(F.col("reason").isNotNull()).select(*quarantine_columns(table, batch_id))
+
+
+def batch_summary(rows: int, quarantined: int, files: int) -> dict[str, str]:
+    """What every commit of a batch carries in its snapshot summary, beside its batch id."""
+    return {ROWS_PROPERTY: str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(files)}
+
+
+def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan,
+               files: list[str] | None = None) -> IngestResult:
+    """Ingest the plan's interval, or only `files` of it when given (a share of a split interval,
+    under its own batch id)."""
+    check_ingest_mode(config, table, "batch")
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: list landed files")
-    files = existing_files(spark, plan.source_dirs)
+    files = existing_files(spark, plan.source_dirs) if files is None else files
     if not files:
         log.info("batch %s: no landed files in %d folders (%s .. %s); nothing to ingest",
                  plan.batch_id, len(plan.source_dirs), plan.source_dirs[:1], plan.source_dirs[-1:])
@@ -117,35 +180,47 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
     catalog = load_catalog(config.catalog)
     ensure_tables(spark, catalog, config, table)
     # Quarantine rows are published before good rows, so a published events batch is a finished batch.
-    if published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id) is not None:
+    published = published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id)
+    if published is not None:
         log.info("batch %s is already committed to %s; nothing to do", plan.batch_id, plan.table)
+        write_zonemap_after_commit(catalog, config, table, published, missing_only=True)
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: parse {len(files)} files")
-    raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
-    parsed = parse_events(raw).withColumn("ingested_at", F.current_timestamp()).cache()
+    return commit_events(spark, catalog, config, table, read_landed(spark, files), plan.batch_id, len(files))
+
+
+def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str, parsed: DataFrame,
+                  batch_id: str, files: int | None = None) -> IngestResult:
+    """Commit parsed lines (parse_events + ingested_at) as batch batch_id, exactly once: bad lines to
+    the quarantine first, then the good rows, then the micro zonemap. `files` None: counted from the
+    rows. Shared by batch ingest and every micro-batch of the streaming query."""
+    spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: parse and count")
+    # Cached: counting and the two writes read the input once. Unpersisted below.
+    parsed = parsed.cache()
     try:
-        counts = {r["good"]: r["n"] for r in parsed.groupBy((F.col("reason").isNull()).alias("good")).count()
-                  .withColumnRenamed("count", "n").collect()}
-        rows, quarantined = counts.get(True, 0), counts.get(False, 0)
-        log.info("batch %s: %d good rows, %d rows to quarantine", plan.batch_id, rows, quarantined)
-        summary = {"lakeops.rows": str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(len(files))}
+        rows, quarantined, counted_files = count_rows(parsed)
+        files = counted_files if files is None else files
+        log.info("batch %s: %d files, %d good rows, %d rows to quarantine", batch_id, files, rows, quarantined)
+        summary = batch_summary(rows, quarantined, files)
         if quarantined:
-            spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: quarantine {quarantined} rows")
-            bad = parsed.where(F.col("reason").isNotNull()).select(
-                F.lit(table).alias("table_name"), F.lit(plan.batch_id).alias("batch_id"), "source_file",
-                F.col("value").alias("raw_line"), "reason", F.col("ingested_at").alias("quarantined_at"))
-            append_once(spark, catalog, bad, plan.quarantine_table, plan.batch_id, summary)
+            spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: quarantine {quarantined} rows")
+            quarantine = config.qualified(config.table(table).quarantine_name)
+            if append_once(spark, catalog, quarantine_rows(parsed, table, batch_id), quarantine, batch_id, summary) is None \
+                    and not rows:  # a batch of bad lines only, published before
+                return IngestResult(batch_id, "already_committed", files)
         snapshot = None
         if rows:
-            spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: commit {rows} rows")
-            good = parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
-            snapshot = append_once(spark, catalog, good, plan.table, plan.batch_id, summary)
-            if snapshot is None:  # a concurrent run of the same batch won the publish
-                return IngestResult(plan.batch_id, "already_committed", len(files))
+            spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: commit {rows} rows")
+            snapshot = append_once(spark, catalog, good_rows(parsed), config.qualified(table), batch_id, summary)
+            if snapshot is None:  # an earlier or concurrent run of the same batch published it
+                published = published_snapshot(catalog.load_table(config.identifier(table)), batch_id)
+                if published is not None:
+                    write_zonemap_after_commit(catalog, config, table, published, missing_only=True)
+                return IngestResult(batch_id, "already_committed", files)
     finally:
         parsed.unpersist()
     if snapshot is not None:
         write_zonemap_after_commit(catalog, config, table, snapshot)
-    log.info("batch %s: committed %d rows (snapshot %s), quarantined %d", plan.batch_id, rows, snapshot, quarantined)
-    return IngestResult(plan.batch_id, "committed", len(files), rows, quarantined, snapshot)
+    log.info("batch %s: committed %d rows (snapshot %s), quarantined %d", batch_id, rows, snapshot, quarantined)
+    return IngestResult(batch_id, "committed", files, rows, quarantined, snapshot)

@@ -119,3 +119,23 @@ def test_two_runs_staging_one_interval_publish_it_once(catalog_spark, lakeops_co
 
     assert snapshot is None and attempts == 0
     assert sorted(_table_rows(catalog_spark, lakeops_config, "users")) == [2, 3]
+
+
+def test_an_interval_older_than_a_merged_one_is_refused_and_changes_nothing(catalog_spark, lakeops_config):
+    """Intervals 1 and 3 merged, then interval 2 (say, a failed run cleared later): applying its
+    changes after interval 3's would overwrite newer values, so the job refuses it and says how to
+    apply it in order; the table stays as it was."""
+    from lakeops.exceptions import IngestError
+
+    generate_cdc(lakeops_config.landing_root, START, 15, 60, seed=21, delete_fraction=0.2)
+    _ingest(catalog_spark, lakeops_config, "users", START)
+    third = _ingest(catalog_spark, lakeops_config, "users", START + 2 * FIVE)
+    before = _table_rows(catalog_spark, lakeops_config, "users")
+
+    with pytest.raises(IngestError, match=r"older than batch users@20261121T101000Z-20261121T101500Z.*rollback_to_snapshot") as refused:
+        _ingest(catalog_spark, lakeops_config, "users", START + FIVE)
+
+    assert f"(snapshot {third.snapshot_id})" in str(refused.value)
+    catalog_spark.catalog.refreshTable(lakeops_config.qualified("users"))
+    assert _table_rows(catalog_spark, lakeops_config, "users") == before
+    assert _ingest(catalog_spark, lakeops_config, "users", START + 2 * FIVE).status == "already_committed"

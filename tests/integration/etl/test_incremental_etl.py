@@ -1,6 +1,7 @@
-"""Incremental ETL on local Spark + Iceberg: watermarks in the data commit, late events, a crash
-between the write and the commit, retries, backfills in reverse order, expired watermarks, CDC
-updates and deletes. "From scratch" is the downstream definition applied to the whole source."""
+"""Incremental ETL on local Spark + Iceberg: watermarks in the data commit, late events, backfills
+in reverse order, expired watermarks, CDC updates and deletes. "From scratch" is the downstream
+definition applied to the whole source. Crashes of the real job and their retries:
+test_etl_crash.py."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ import pytest
 from lakeops.catalog import load_catalog
 from lakeops.etl.inputs import plan_from_catalog
 from lakeops.ingest.ddl import table_ddl
-from lakeops.spark.etl import run_etl, run_id
-from lakeops.spark.etl_commit import stage
+from lakeops.spark.etl import run_etl
 from lakeops.spark.etl_transforms import orders_enriched, user_activity, with_hour
 from lakeops.watermark import current_watermarks, watermarks_of
 
@@ -87,40 +87,6 @@ def test_incremental_run_with_late_events_equals_a_recompute(catalog_spark, lake
     user1_10h = [r for r in got if r[0] == 1 and r[1] == _t(21, 10)]
     assert user1_10h == [(1, _t(21, 10), 3, (("click", 1), ("page_view", 1), ("purchase", 1)), 2, _t(21, 10, 5), _t(21, 10, 59))]
     assert _run(spark, config).mode == "noop"
-
-
-def test_crash_after_the_write_and_retries_converge(catalog_spark, lakeops_config):
-    spark, config = catalog_spark, lakeops_config
-    _create(spark, config, "events")
-    _events(spark, config, BATCH1)
-    _run(spark, config)
-    _events(spark, config, BATCH2)
-    catalog = load_catalog(config.catalog)
-    before = _activity(spark, config)
-    marks_before = current_watermarks(_table(config, "user_activity_hourly"))
-
-    # The job dies after writing its data files and staging the snapshot, before publishing it.
-    plan = plan_from_catalog(catalog, config, "user_activity_hourly")
-    rows = user_activity(with_hour(spark.table(config.qualified("events")))).localCheckpoint()
-    rows.createOrReplaceTempView("crashed_rows")
-    target = config.qualified("user_activity_hourly")
-    staged = stage(spark, catalog, target, run_id(plan), {"lakeops.watermark.events": str(plan.ranges[0].end_snapshot_id)},
-                   lambda: spark.sql(f"MERGE INTO {target} t USING crashed_rows s ON t.user_id = s.user_id AND t.hour = s.hour "
-                                     "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"))
-    assert staged is not None
-    assert _activity(spark, config) == before  # nothing visible
-    assert current_watermarks(_table(config, "user_activity_hourly")) == marks_before
-
-    retry = _run(spark, config)
-    assert (retry.mode, retry.status) == ("incremental", "committed")
-    assert _activity(spark, config) == _activity_from_scratch(spark, config)
-    snapshots = len(_table(config, "user_activity_hourly").history())
-
-    # A retry of the run whose commit landed: the same plan finds its run id published.
-    again = run_etl(spark, catalog, config, plan)
-    assert again.status == "already_committed" and again.snapshot_id == retry.snapshot_id
-    assert len(_table(config, "user_activity_hourly").history()) == snapshots
-    assert _activity(spark, config) == _activity_from_scratch(spark, config)
 
 
 def test_backfill_in_reverse_order_equals_the_incremental_result(catalog_spark, lakeops_config):

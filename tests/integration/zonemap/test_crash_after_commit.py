@@ -61,6 +61,10 @@ def test_a_batch_whose_zonemap_write_crashed_is_read_until_reconcile_covers_it(s
         assert covered.coverage == 1.0 and covered.files == [], "reconcile indexed the file: it now prunes"
     assert crashed_file not in covered.files
 
+    rerun = ingest(1)  # a rerun of the crashed interval finds it published and writes the missing micro zonemap
+    assert rerun.status == "already_committed"
+    assert table.io.new_input(micro_zonemap_uri(table, crashed.snapshot_id)).exists()
+
 
 def _hour(table, snapshot_id):
     return datetime.fromtimestamp(table.snapshot_by_id(snapshot_id).timestamp_ms // 3_600_000 * 3600, tz=timezone.utc)

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
 import pytest
 
-from lakeops.etl.plan import EtlPlan, SourceRange, SourceState, choose_backfill_dates, dates_between, day_bounds, hour_spans, plan_etl
+from lakeops.etl.plan import (EtlPlan, SourceRange, SourceState, choose_backfill_dates, dates_between, day_bounds, hour_spans, plan_etl,
+                            span_condition)
 from lakeops.exceptions import ConfigError
 
 EVENTS = SourceState("events", 30, frozenset({10, 20, 30}), {20: ("append", "replace")})
@@ -96,3 +97,12 @@ def test_hour_spans_merge_consecutive_hours():
     h = [datetime(2026, 11, 21, 10), datetime(2026, 11, 21, 9), datetime(2026, 11, 21, 13), datetime(2026, 11, 21, 10)]
     assert hour_spans(h) == [(datetime(2026, 11, 21, 9), datetime(2026, 11, 21, 11)),
                              (datetime(2026, 11, 21, 13), datetime(2026, 11, 21, 14))]
+
+
+def test_span_condition_bounds_every_span_in_epoch_micros():
+    spans = [(datetime(2026, 11, 21, 10, tzinfo=timezone.utc), datetime(2026, 11, 21, 12, tzinfo=timezone.utc)),
+             (datetime(2026, 11, 22, 9, tzinfo=timezone.utc), datetime(2026, 11, 22, 10, tzinfo=timezone.utc))]
+    assert span_condition("t.hour", spans) == (
+        "(t.hour >= TIMESTAMP_MICROS(1795255200000000) AND t.hour < TIMESTAMP_MICROS(1795262400000000)) OR "
+        "(t.hour >= TIMESTAMP_MICROS(1795338000000000) AND t.hour < TIMESTAMP_MICROS(1795341600000000))")
+    assert span_condition("t.hour", []) == "FALSE"

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from lakeops.exceptions import ConfigError
-from lakeops.ingest.plan import IngestPlan, batch_id, plan_ingest
+from lakeops.ingest.plan import IngestPlan, RunPlan, batch_id, plan_ingest, plan_run
 
 UTC = timezone.utc
 PLUS_2 = timezone(timedelta(hours=2))
@@ -131,3 +131,70 @@ def test_planners_do_not_import_pyspark():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_batch_interval_reads_back_what_batch_id_writes():
+    from lakeops.ingest.plan import batch_id, batch_interval
+
+    start, end = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc), datetime(2026, 11, 21, 10, 5, tzinfo=timezone.utc)
+    assert batch_interval(batch_id("users", start, end)) == ("users", start, end)
+    assert batch_interval("users@20261121T100000Z-20261121T100500Z") == ("users", start, end)
+    for other in ("events@stream-3f2a-17", "users", "users@20261121T100000Z", "@20261121T100000Z-20261121T100500Z",
+                  "users@2026-11-21-2026-11-22"):
+        assert batch_interval(other) is None, other
+
+
+def test_first_batch_not_before_finds_the_oldest_later_interval_of_the_table():
+    from lakeops.ingest.plan import first_batch_not_before
+
+    newest_first = ["users@20261121T101000Z-20261121T101500Z", "orders@20261121T100500Z-20261121T101000Z",
+                    "events@stream-q-4", "users@20261121T100500Z-20261121T101000Z", "users@20261121T100000Z-20261121T100500Z"]
+    at = lambda h, m: datetime(2026, 11, 21, h, m, tzinfo=timezone.utc)  # noqa: E731
+    assert first_batch_not_before(newest_first, "users", at(10, 15)) is None      # the next interval: in order
+    assert first_batch_not_before(newest_first, "users", at(10, 10)) == 0         # 10:10-10:15 is already there
+    assert first_batch_not_before(newest_first, "users", at(10, 0)) == 4          # oldest later one: 10:00-10:05
+    assert first_batch_not_before(newest_first, "users", at(10, 3)) == 4          # overlaps 10:00-10:05
+    assert first_batch_not_before(newest_first, "orders", at(10, 10)) is None
+    assert first_batch_not_before(newest_first, "orders", at(10, 0)) == 1
+    assert first_batch_not_before([], "users", at(10, 0)) is None
+
+def test_direct_mode_runs_one_job_and_no_writers(config):
+    run = plan_run(config, "events", at(10, 0), at(10, 5))
+    assert run == RunPlan(mode="direct", table="events", batch_id="events@20261121T100000Z-20261121T100500Z",
+                          start="2026-11-21T10:00:00+00:00", end="2026-11-21T10:05:00+00:00", writers=1, writer_args=())
+
+
+def test_staged_mode_runs_one_writer_per_share(make_config):
+    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"commit_mode": "staged", "writers": 3}}}})
+    run = plan_run(config, "events", at(10, 0), at(10, 5))
+    common = ("--table", "events", "--start", "2026-11-21T10:00:00+00:00", "--end", "2026-11-21T10:05:00+00:00")
+    assert (run.mode, run.writers) == ("staged", 3)
+    assert run.writer_args == tuple((*common, "--writer", str(k), "--writers", "3") for k in range(3))
+    assert run.as_dict()["writer_args"][2][-3:] == ("2", "--writers", "3")
+
+
+def test_a_committed_staged_batch_gets_no_writers(make_config):
+    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"commit_mode": "staged", "writers": 3}}}})
+    run = plan_run(config, "events", at(10, 0), at(10, 5), committed=True)
+    assert (run.mode, run.writers, run.writer_args) == ("staged", 3, ())
+
+
+def test_a_streamed_table_gets_an_empty_batch_run(make_config):
+    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"mode": "streaming"}}}})
+    run = plan_run(config, "events", at(10, 0), at(10, 5))
+    assert (run.mode, run.writers, run.writer_args) == ("streaming", 0, ())
+
+
+def test_batch_and_streaming_ingest_refuse_each_others_tables(make_config):
+    from lakeops.ingest.plan import check_ingest_mode
+
+    streamed = make_config({"tables": {"events": {"schema": "events", "ingest": {"mode": "streaming"}}}})
+    batched = make_config({"tables": {"events": {"schema": "events"}}})
+    check_ingest_mode(streamed, "events", "streaming")
+    check_ingest_mode(batched, "events", "batch")
+    with pytest.raises(ConfigError, match=r"tables.events.ingest.mode is 'streaming': .* a batch ingest would commit them a "
+                                          r"second time .* Pause ingest_events"):
+        check_ingest_mode(streamed, "events", "batch")
+    with pytest.raises(ConfigError, match=r"tables.events.ingest.mode is 'batch': the ingest_events DAG ingests its landed "
+                                          r"files.* Set tables.events.ingest.mode: streaming"):
+        check_ingest_mode(batched, "events", "streaming")

@@ -1,17 +1,18 @@
-"""The ingest DAG on real services: Airflow's SparkSubmitOperator submits to a Spark standalone
-cluster (one master, two workers) on loopback, with the library shipped as --py-files; the job
-commits through Iceberg's REST catalog server to S3 (S3Proxy); boto3 checks the bucket and the
-micro zonemap object on S3. Exactly-once re-runs are covered by tests/dags on local Spark; one
-cluster run here keeps the module within a few minutes.
+"""The ingest, consolidation and compaction DAGs on real services: Airflow's SparkSubmitOperator
+submits to a Spark standalone cluster (one master, two workers) on loopback, with the library
+shipped as --py-files; the jobs commit through Iceberg's REST catalog server to S3 (S3Proxy);
+boto3 checks the bucket and the zonemap objects on S3. Exactly-once re-runs are covered by
+tests/dags on local Spark; one run of each DAG here keeps the module within a few minutes.
 
-The landing zone is on S3 too: the events are generated locally and uploaded with boto3 under
-s3a://lakeops/landing/, which the job lists and reads through Hadoop's S3A file system.
+The landing zone is on S3 too: events and CDC changes are generated locally and uploaded with
+boto3 under s3a://lakeops/landing/, which the jobs list and read through Hadoop's S3A file system.
 """
 
 from __future__ import annotations
 
 import io
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -19,7 +20,8 @@ import pytest
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
 from lakeops.dag_runs import load_dag, run_dag_test
-from lakeops.generator import generate_events
+from lakeops.generator import generate_cdc, generate_events
+from lakeops.health.compute import table_health
 from tests.e2e.conftest import BUCKET, LANDING_PREFIX
 from tests.e2e.servers import http_json
 
@@ -35,15 +37,23 @@ def _objects(client, prefix: str) -> list[str]:
     return [o["Key"] for page in pages for o in page.get("Contents", []) if not o["Key"].endswith("/")]
 
 
+def _land(stack, generated: Path, stream: str = "") -> None:
+    """Upload what a generator wrote under `generated` (one stream's folder when `stream` is given)
+    to the S3 landing zone, same layout."""
+    client = stack.s3_client()
+    prefix = f"{LANDING_PREFIX}/{stream}".rstrip("/")
+    for path in sorted(p for p in generated.rglob("*") if p.is_file()):
+        client.upload_file(str(path), BUCKET, f"{prefix}/{path.relative_to(generated).as_posix()}")
+
+
 def test_ingest_dag_on_spark_cluster_rest_catalog_and_s3(stack):
     config = load_config()
     assert config.catalog.kind == "rest" and config.catalog.uri == stack.rest_uri
     assert config.landing_root == stack.landing
     generated = stack.work_dir / "generated"
     landed = generate_events(str(generated), ARRIVAL, 5, 200, seed=33, bad_fraction=0.02)
+    _land(stack, generated)
     client = stack.s3_client()
-    for path in sorted(p for p in generated.rglob("*") if p.is_file()):
-        client.upload_file(str(path), BUCKET, f"{LANDING_PREFIX}/{path.relative_to(generated).as_posix()}")
     assert len(_objects(client, f"{LANDING_PREFIX}/events/")) == 5
 
     run = run_dag_test(load_dag("ingest_events"), TICK)
@@ -109,3 +119,47 @@ def test_hourly_zonemap_consolidation_on_the_cluster(stack):
     entries = pq.read_table(io.BytesIO(stack.s3_client().get_object(
         Bucket=BUCKET, Key=versions[-1].path.removeprefix(f"s3://{BUCKET}/"))["Body"].read()))
     assert set(entries.column("file_path").to_pylist()) == {f.file.file_path for f in table.scan().plan_files()}
+
+
+CDC_ARRIVAL = datetime(2026, 11, 21, 11, 0, tzinfo=timezone.utc)
+FIVE = timedelta(minutes=5)
+
+
+def test_cdc_and_compaction_dags_on_the_cluster(stack):
+    """Two CDC intervals merged on the cluster leave real position delete files in `orders` (on S3,
+    through the REST catalog); the compact_tables DAG's sensors read that metadata with pyiceberg,
+    fire, and its Spark job folds the deletes away on the cluster without changing a row."""
+    config = load_config()
+    generated = stack.work_dir / "generated-cdc"
+    # Seed and delete share chosen so the second MERGE deletes over 30% of the partition's rows
+    # (Iceberg's delete-ratio-threshold, a planner rule): the sensors fire and the plan has work.
+    stats = generate_cdc(str(generated), CDC_ARRIVAL, 10, 30, seed=19, delete_fraction=0.3)
+    # Only orders is landed: the users task of each run finds nothing and ends early.
+    _land(stack, generated / "cdc" / "orders", "cdc/orders")
+    for tick in (CDC_ARRIVAL + FIVE, CDC_ARRIVAL + 2 * FIVE):
+        run = run_dag_test(load_dag("ingest_cdc"), tick)
+        assert str(run.state) == "success", {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
+
+    orders = load_catalog(config.catalog).load_table(config.identifier("orders"))
+    ids = sorted(orders.scan(selected_fields=("order_id",)).to_arrow().column("order_id").to_pylist())
+    assert ids == sorted(stats.live["orders"])
+    assert orders.location().startswith(f"s3://{BUCKET}/warehouse/")
+    before = table_health(config, "orders")
+    assert before.delete_files > 0, "the second interval's MERGE wrote no position delete file"
+
+    run = run_dag_test(load_dag("compact_tables"), CDC_ARRIVAL.replace(hour=13), run_conf={"table": "orders", "dry_run": False})
+
+    states = {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
+    assert str(run.state) == "success" and states["compact"] == "success", states
+    after = table_health(config, "orders")
+    print(f"compact_tables on the cluster: data files {before.data_files} -> {after.data_files}, delete files "
+          f"{before.delete_files} -> {after.delete_files}, read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
+    assert after.delete_files < before.delete_files and after.read_amp_files < before.read_amp_files
+    orders = load_catalog(config.catalog).load_table(config.identifier("orders"))
+    assert orders.current_snapshot().summary.operation.value in ("replace", "delete")  # a rewrite, not a write
+    ids_after = sorted(orders.scan(selected_fields=("order_id",)).to_arrow().column("order_id").to_pylist())
+    assert ids_after == ids
+    # The rewritten files are on S3 and the compaction job ran on the cluster.
+    assert all(t.file.file_path.startswith(f"s3://{BUCKET}/warehouse/") for t in orders.scan().plan_files())
+    master = http_json(f"{stack.spark.master_ui}/json")
+    assert any(app["name"] == "lakeops compact orders" for app in master["completedapps"]), master["completedapps"]

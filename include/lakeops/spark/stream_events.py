@@ -1,0 +1,185 @@
+"""Run the streaming ingest query of a table: Spark's file source over the landing zone, and a
+foreachBatch sink that commits each micro-batch exactly like a batch ingest (quarantine first, the
+WAP-guarded append under the micro-batch's identity, then the micro zonemap).
+
+Exactly once across restarts: Spark writes a micro-batch's offsets (which files) to the checkpoint
+before running it and marks it done in the checkpoint's commit log after; a crash in between makes
+the restarted query replay that micro-batch, with the same files and the same id. The batch id
+derived from the query id and the micro-batch id is then found published, and nothing is appended
+twice. Decisions (which files, trigger, identity) come from lakeops.ingest.stream.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from lakeops.catalog import load_catalog
+from lakeops.config import LakeopsConfig
+from lakeops.exceptions import IngestError
+from lakeops.ingest.stream import AVAILABLE_NOW, StreamPlan, micro_batch_id, progress_line
+from lakeops.spark.ingest_events import IngestResult, commit_events, ensure_tables, parsed_lines
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+log = logging.getLogger(__name__)
+
+BIND_TIMEOUT_S = 60
+HEARTBEAT_S = 60
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    table: str
+    mode: str
+    query_id: str
+    status: str
+    """finished (availableNow: everything landed was read) | stopped (supervised: the run's time was up)"""
+    micro_batches: int
+    committed: int
+    already_committed: int
+    """Micro-batches replayed after a crash whose commit was already published: appended nothing."""
+    files: int
+    rows: int
+    quarantined: int
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class MicroBatchWriter:
+    """The foreachBatch function: commits micro-batch `epoch` under micro_batch_id(table, query id, epoch).
+
+    The query id is known only once the query has started; a micro-batch that starts before bind()
+    waits for it. Classic PySpark calls this in the driver process, so the results stay readable here."""
+
+    def __init__(self, config: LakeopsConfig, plan: StreamPlan, catalog: Catalog) -> None:
+        self.config = config
+        self.plan = plan
+        self.catalog = catalog
+        self.results: list[IngestResult] = []
+        self._query_id: str | None = None
+        self._bound = threading.Event()
+
+    def bind(self, query_id: str) -> None:
+        self._query_id = query_id
+        self._bound.set()
+
+    def __call__(self, batch: DataFrame, epoch: int) -> None:
+        if not self._bound.wait(BIND_TIMEOUT_S):
+            raise IngestError(f"micro-batch {epoch} of {self.plan.table} started but the query id was not bound "
+                              f"within {BIND_TIMEOUT_S} s; call bind(query.id) after start()")
+        assert self._query_id is not None
+        batch_id = micro_batch_id(self.plan.table_name, self._query_id, epoch)
+        started = time.monotonic()
+        # The micro-batch runs in the query's own session (a clone): stage and publish through it.
+        result = commit_events(batch.sparkSession, self.catalog, self.config, self.plan.table_name,
+                               parsed_lines(batch), batch_id)
+        self.results.append(result)
+        log.info("micro-batch %d %s: %d files, %d rows, %d quarantined, snapshot %s (%.1f s)", epoch, result.status,
+                 result.files, result.rows, result.quarantined, result.snapshot_id, time.monotonic() - started)
+
+
+def _progress_logger() -> Any:
+    from pyspark.sql.streaming import StreamingQueryListener
+
+    class ProgressLogger(StreamingQueryListener):
+        """Spark's own figures of each micro-batch (input rows, listing and sink time) in the job log."""
+
+        def onQueryStarted(self, event: Any) -> None:
+            log.info("query %s started (run %s)", event.id, event.runId)
+
+        def onQueryProgress(self, event: Any) -> None:
+            log.info("%s", progress_line(json.loads(event.progress.json)))
+
+        def onQueryIdle(self, event: Any) -> None:
+            pass
+
+        def onQueryTerminated(self, event: Any) -> None:
+            log.info("query %s terminated%s", event.id, f": {event.exception}" if event.exception else "")
+
+    return ProgressLogger()
+
+
+def start_query(spark: SparkSession, plan: StreamPlan, writer: MicroBatchWriter) -> StreamingQuery:
+    """The landing zone as a text stream (value, source_file) into writer, from plan.checkpoint."""
+    from pyspark.sql import functions as F
+
+    source = (spark.readStream.format("text").options(**plan.source_options()).load(plan.source_glob)
+              .select("value", F.input_file_name().alias("source_file")))
+    query = (source.writeStream.queryName(plan.query_name).foreachBatch(writer)
+             .option("checkpointLocation", plan.checkpoint).trigger(**plan.trigger()).start())
+    writer.bind(query.id)
+    return query
+
+
+def _supervise(query: StreamingQuery, plan: StreamPlan, writer: MicroBatchWriter, started: float) -> str:
+    """Let the query run for plan.run_seconds, logging a heartbeat; then stop it between micro-batches."""
+    assert plan.run_seconds is not None
+    deadline = started + plan.run_seconds
+    next_heartbeat = started + HEARTBEAT_S
+    while time.monotonic() < deadline:
+        if query.awaitTermination(max(0.1, min(deadline, next_heartbeat) - time.monotonic())):
+            raise IngestError(f"the streaming query of {plan.table} stopped by itself after "
+                              f"{time.monotonic() - started:.0f} s of a {plan.run_seconds} s run; see the log above")
+        if time.monotonic() >= next_heartbeat:
+            log.info("stream %s: %.0f s of %d s, %d micro-batches, %d rows committed so far", plan.table_name,
+                     time.monotonic() - started, plan.run_seconds, len(writer.results), sum(r.rows for r in writer.results))
+            next_heartbeat += HEARTBEAT_S
+    stop_by = time.monotonic() + plan.stop_timeout_seconds
+    while query.status["isTriggerActive"] and time.monotonic() < stop_by:
+        time.sleep(0.2)
+    if query.status["isTriggerActive"]:
+        log.warning("micro-batch still running after %d s; stopping anyway (the next run replays it, exactly once)",
+                    plan.stop_timeout_seconds)
+    query.stop()
+    return "stopped"
+
+
+def run_stream(spark: SparkSession, config: LakeopsConfig, plan: StreamPlan) -> StreamResult:
+    """Run the query in plan.mode and return what its micro-batches committed. Raises when it fails."""
+    # py4j's callback server (foreachBatch, the listener) logs every call at INFO: keep the job log to progress.
+    logging.getLogger("py4j").setLevel(logging.WARNING)
+    catalog = load_catalog(config.catalog)
+    ensure_tables(spark, catalog, config, plan.table_name)
+    writer = MicroBatchWriter(config, plan, catalog)
+    listener = _progress_logger()
+    spark.streams.addListener(listener)
+    started = time.monotonic()
+    query = None
+    try:
+        spark.sparkContext.setJobDescription(f"lakeops stream {plan.table_name} ({plan.mode})")
+        query = start_query(spark, plan, writer)
+        log.info("stream %s (%s): query %s reads %s, checkpoint %s, trigger %s, at most %d files a micro-batch",
+                 plan.table_name, plan.mode, query.id, plan.source_glob, plan.checkpoint, plan.trigger(),
+                 plan.max_files_per_trigger)
+        if plan.mode == AVAILABLE_NOW:
+            query.awaitTermination()
+            status = "finished"
+        else:
+            status = _supervise(query, plan, writer, started)
+    finally:
+        if query is not None and query.isActive:
+            query.stop()
+        # Progress events are delivered asynchronously: let the last ones reach the listener first.
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
+        spark.streams.removeListener(listener)
+    results = writer.results
+    result = StreamResult(
+        table=plan.table, mode=plan.mode, query_id=str(query.id), status=status, micro_batches=len(results),
+        committed=sum(r.status == "committed" for r in results),
+        already_committed=sum(r.status == "already_committed" for r in results),
+        files=sum(r.files for r in results), rows=sum(r.rows for r in results),
+        quarantined=sum(r.quarantined for r in results), seconds=round(time.monotonic() - started, 1))
+    log.info("stream %s %s after %.0f s: %d micro-batches (%d committed, %d already committed), %d files, %d rows, "
+             "%d quarantined", plan.table_name, status, result.seconds, result.micro_batches, result.committed,
+             result.already_committed, result.files, result.rows, result.quarantined)
+    return result

@@ -1,0 +1,112 @@
+"""Exactly once under a real crash: spark-submit spark_jobs/incremental_etl.py (the command the
+DAG's operator runs, on local Spark) and SIGKILL its whole process group, first after the data
+is written and staged but before the publishing commit, then after the commit but before the job
+reports. The job stops at each point through its failpoint (LAKEOPS_FAILPOINT), so the kill lands
+at a known step. After each crash and its retry the downstream table equals a recompute from
+scratch."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lakeops.batches import published_snapshot
+from lakeops.catalog import load_catalog
+from lakeops.config import load_config
+from lakeops.etl.inputs import plan_from_catalog
+from lakeops.failpoints import FAILPOINT_ENV
+from lakeops.runtime import build_library_archive, spark_jars, spark_job_path
+from lakeops.spark.etl import run_etl, run_id
+from lakeops.spark.job import RESULT_PREFIX
+from lakeops.watermark import current_watermarks
+from tests.conftest import config_data, register_catalog
+from tests.integration.etl.test_incremental_etl import BATCH1, BATCH2, _activity, _activity_from_scratch, _create, _events
+
+pytestmark = pytest.mark.spark
+TABLE = "user_activity_hourly"
+
+
+def _submit(config_path: Path, log_path: Path, failpoint: str, work: Path) -> subprocess.Popen:
+    """spark-submit the ETL job as the operator does (local master, the jars, the library archive),
+    in its own process group, stopping at failpoint."""
+    command = [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]", "--conf", "spark.log.level=WARN",
+               "--jars", ",".join(spark_jars()), "--py-files", build_library_archive(work / "lakeops.zip"),
+               "--name", "lakeops incremental_etl", spark_job_path("incremental_etl"),
+               "--table", TABLE, "--config", str(config_path)]
+    with log_path.open("w") as log:
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, FAILPOINT_ENV: failpoint})
+
+
+def _kill_at_failpoint(process: subprocess.Popen, log_path: Path, failpoint: str, timeout: float = 420) -> str:
+    """Wait until the job announces failpoint, then SIGKILL its process group (the JVM and the
+    Python driver); returns the job's output."""
+    deadline = time.monotonic() + timeout
+    try:
+        while f"failpoint {failpoint} reached" not in log_path.read_text(errors="replace"):
+            assert process.poll() is None, f"the job exited ({process.returncode}) before {failpoint}:\n{log_path.read_text()[-4000:]}"
+            assert time.monotonic() < deadline, f"the job did not reach {failpoint} in {timeout:.0f} s:\n{log_path.read_text()[-4000:]}"
+            time.sleep(0.5)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+    return log_path.read_text(errors="replace")
+
+
+def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark, tmp_path):
+    config_path = tmp_path / "lakeops.yaml"
+    config_path.write_text(yaml.safe_dump(config_data(tmp_path)))
+    config = load_config(config_path)
+    register_catalog(spark, config)
+    _create(spark, config, "events")
+    _events(spark, config, BATCH1)
+    catalog = load_catalog(config.catalog)
+    assert run_etl(spark, catalog, config, plan_from_catalog(catalog, config, TABLE)).status == "committed"
+    _events(spark, config, BATCH2)  # holds a late event for an hour already aggregated
+    downstream = catalog.load_table(config.identifier(TABLE))
+    before, marks_before, head_before = _activity(spark, config), current_watermarks(downstream), downstream.current_snapshot()
+    plan = plan_from_catalog(catalog, config, TABLE)
+    assert plan.mode == "incremental"
+
+    # 1. Killed after the write, before the publishing commit: nothing visible, the watermark stays.
+    out = _kill_at_failpoint(_submit(config_path, tmp_path / "run1.log", "etl_before_publish", tmp_path), tmp_path / "run1.log",
+                             "etl_before_publish")
+    assert RESULT_PREFIX not in out
+    downstream = catalog.load_table(config.identifier(TABLE))
+    staged = [s for s in downstream.snapshots() if s.summary and s.summary.get("wap.id") == run_id(plan)]
+    assert len(staged) == 1, "the job was killed after staging its snapshot"
+    assert downstream.current_snapshot().snapshot_id == head_before.snapshot_id
+    assert published_snapshot(downstream, run_id(plan)) is None
+    assert current_watermarks(downstream) == marks_before
+    spark.catalog.refreshTable(config.qualified(TABLE))
+    assert _activity(spark, config) == before
+
+    # 2. The retry stages its own snapshot and publishes it, then is killed before it reports.
+    out = _kill_at_failpoint(_submit(config_path, tmp_path / "run2.log", "etl_after_publish", tmp_path), tmp_path / "run2.log",
+                             "etl_after_publish")
+    assert RESULT_PREFIX not in out
+    downstream = catalog.load_table(config.identifier(TABLE))
+    published = published_snapshot(downstream, run_id(plan))
+    assert published is not None and downstream.current_snapshot().snapshot_id == published
+    assert current_watermarks(downstream) == {"events": plan.ranges[0].end_snapshot_id}
+    spark.catalog.refreshTable(config.qualified(TABLE))
+    assert _activity(spark, config) == _activity_from_scratch(spark, config) != before
+    snapshots = len(downstream.snapshots())
+
+    # 3. Retries of the run whose commit landed: planned again (an Airflow retry) there is nothing
+    # left to do; with the killed run's own plan, its identity is found published. No new commit.
+    assert run_etl(spark, catalog, config, plan_from_catalog(catalog, config, TABLE)).status == "noop"
+    again = run_etl(spark, catalog, config, plan)
+    assert (again.status, again.snapshot_id) == ("already_committed", published)
+    downstream = catalog.load_table(config.identifier(TABLE))
+    assert len(downstream.snapshots()) == snapshots
+    assert _activity(spark, config) == _activity_from_scratch(spark, config)

@@ -1,0 +1,136 @@
+"""Crashes of staged writers and of the committer, for real: the process is killed with SIGKILL at a
+failpoint (lakeops.failpoints) and the next run must leave every row exactly once.
+
+The killed writer is a real spark-submit of spark_jobs/stage_events.py; the killed committer is a
+real `python -m lakeops.staging` process. The runs that follow are in-process on the shared session."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lakeops.catalog import load_catalog
+from lakeops.config import load_config
+from lakeops.exceptions import IngestError
+from lakeops.failpoints import COMMITTER_AFTER_COMMIT, FAILPOINT_ENV, READY_ENV, WRITER_BEFORE_MANIFEST
+from lakeops.generator import generate_events
+from lakeops.ingest.plan import plan_ingest
+from lakeops.runtime import build_library_archive, spark_jars, spark_job_path
+from lakeops.spark.stage_events import run_stage
+from lakeops.staging import store
+from lakeops.staging.commit import commit_staged
+from lakeops.staging.plan import batch_key, staged_data_root, staging_dir
+from tests.conftest import PROJECT_ROOT, register_catalog
+
+pytestmark = pytest.mark.spark
+
+START = datetime(2026, 11, 22, 8, 0, tzinfo=timezone.utc)
+END = START + timedelta(minutes=5)
+READY_TIMEOUT_S = 900  # a hang guard: spark-submit on a busy 2-core machine takes minutes to reach the failpoint
+
+
+@pytest.fixture()
+def setup(spark, tmp_path):
+    """A config file of its own (the killed processes read it), its catalog on the shared session, landed events."""
+    tables = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
+    tables["events"]["ingest"] = {"commit_mode": "staged", "writers": 2}
+    path = tmp_path / "lakeops.yaml"
+    path.write_text(yaml.safe_dump({"catalog": {"name": f"t{uuid.uuid4().hex[:10]}",
+                                                "namespace": "lakeops", "data_dir": str(tmp_path / "data")},
+                                    "tables": {"events": tables["events"]}}))
+    config = load_config(path)
+    register_catalog(spark, config)
+    landed = generate_events(config.landing_root, START, 5, 60, seed=5, bad_fraction=0.05)
+    return path, config, landed, plan_ingest(config, "events", START, END)
+
+
+def _kill_at_failpoint(command: list[str], failpoint: str, work: Path) -> None:
+    """Start command, wait until it blocks at the failpoint, then SIGKILL its whole process group."""
+    ready = work / f"{failpoint}.ready"
+    env = {**os.environ, FAILPOINT_ENV: failpoint, READY_ENV: str(ready)}
+    with open(work / f"{failpoint}.log", "w") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while not ready.exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"{command[0]} exited ({process.returncode}) or hung before failpoint {failpoint}:\n"
+                            + (work / f"{failpoint}.log").read_text()[-3000:])
+            time.sleep(0.5)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+
+
+def _event_ids(config):
+    table = load_catalog(config.catalog).load_table("lakeops.events")
+    return table.scan(selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist()
+
+
+def _events(config):
+    return load_catalog(config.catalog).load_table("lakeops.events")
+
+
+def test_writer_killed_mid_write_leaves_nothing_visible_and_its_rerun_commits_every_row_once(spark, setup, tmp_path):
+    path, config, landed, plan = setup
+    run_stage(spark, config, "events", plan, 0, 2)
+    submit = [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
+              "--jars", ",".join(spark_jars()), "--py-files", build_library_archive(tmp_path / "lakeops.zip"),
+              spark_job_path("stage_events"), "--table", "events", "--start", START.isoformat(), "--end", END.isoformat(),
+              "--writer", "1", "--writers", "2", "--config", str(path)]
+
+    _kill_at_failpoint(submit, WRITER_BEFORE_MANIFEST, tmp_path)
+
+    key = batch_key("events", plan.batch_id)
+    location = _events(config).location()
+    dead_files = store.list_tree(staged_data_root(location, key))
+    assert any("/w001-" in p for p in dead_files), "the killed writer had written data files"
+    assert _events(config).current_snapshot() is None, "nothing of it is visible"
+    with pytest.raises(IngestError, match=r"writers \[1\] of 2 have published no manifest"):
+        commit_staged(config, "events", plan, 2)
+    assert _events(config).current_snapshot() is None, "the committer commits nothing without every manifest"
+
+    run_stage(spark, config, "events", plan, 1, 2)
+    result = commit_staged(config, "events", plan, 2)
+
+    ids = _event_ids(config)
+    assert result.status == "committed" and len(ids) == len(set(ids)) == landed.good and set(ids) == landed.good_event_ids
+    committed = {store.fs_path(t.file.file_path) for t in _events(config).scan().plan_files()}
+    assert set(store.list_tree(staged_data_root(location, key))) == committed, "the dead attempt's files are deleted"
+    assert not any(p in committed for p in dead_files if "/w001-" in p), "no file of the killed writer is committed"
+
+
+def test_committer_killed_after_commit_before_cleanup_reruns_without_duplicates(spark, setup, tmp_path):
+    path, config, landed, plan = setup
+    for writer in (0, 1):
+        run_stage(spark, config, "events", plan, writer, 2)
+    command = [sys.executable, "-m", "lakeops.staging", "--table", "events", "--start", START.isoformat(),
+               "--end", END.isoformat(), "--writers", "2", "--config", str(path)]
+
+    _kill_at_failpoint(command, COMMITTER_AFTER_COMMIT, tmp_path)
+
+    key = batch_key("events", plan.batch_id)
+    events = _events(config)
+    assert len(_event_ids(config)) == landed.good, "the commit landed before the kill"
+    assert store.list_tree(staging_dir(events.location(), key)), "the kill left the manifests behind"
+    snapshots = len(events.snapshots())
+
+    rerun = commit_staged(config, "events", plan, 2)
+
+    ids = _event_ids(config)
+    assert rerun.status == "already_committed" and len(_events(config).snapshots()) == snapshots
+    assert len(ids) == len(set(ids)) == landed.good and set(ids) == landed.good_event_ids
+    quarantine = load_catalog(config.catalog).load_table("lakeops.events_quarantine")
+    assert quarantine.scan().to_arrow().num_rows == landed.bad_total
+    assert store.list_tree(staging_dir(events.location(), key)) == {}, "the rerun cleaned the staging"
+    committed = {store.fs_path(t.file.file_path) for t in events.scan().plan_files()}
+    assert set(store.list_tree(staged_data_root(events.location(), key))) == committed
