@@ -6,6 +6,7 @@ pointing at this project's dags/ folder.
 
 from __future__ import annotations
 
+import warnings
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,10 @@ def run_dag_test(dag: DAG, logical_date: datetime, run_conf: dict[str, Any] | No
     saved = dag.deadline
     dag.deadline = None
     try:
-        return dag.test(logical_date=logical_date, run_conf=run_conf)
+        with warnings.catch_warnings():
+            # dag.test() runs the task API in process through starlette's TestClient, whose import
+            # warns about its httpx dependency: Airflow's own, nothing a lakeops user can act on.
+            warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+            return dag.test(logical_date=logical_date, run_conf=run_conf)
     finally:
         dag.deadline = saved
