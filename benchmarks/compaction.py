@@ -26,13 +26,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import shutil
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.compaction_meter import Cost, Meter, load_average, time_queries
+from benchmarks.compaction_meter import Cost, Meter, time_queries
 from benchmarks.compaction_report import plot, report
 from benchmarks.compaction_workload import (BATCH, CRON_ACTION, START, TUNED_CRON_ACTION, Scenario, bench_config,
                                             fresh_copy, parse_scenario, queries)
@@ -160,7 +161,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         result = decider.run(plan, minute)
                     print(f"  {s.name} at {minute}: {result['status']} "
                           f"{[(a['kind'], a['partition']) for a in result['actions']]}", flush=True)
-        loads.append(load_average()[0])
+        loads.append(os.getloadavg()[0])
         if minute % args.measure_every == 0:
             fresh = fresh_copy(spark, config, scenarios[0].table)
             point: dict[str, Any] = {"minute": minute, "load": loads[-1]}

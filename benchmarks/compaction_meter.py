@@ -73,6 +73,3 @@ def time_queries(meter: Meter, run: dict[str, Callable[[], Any]], repeats: int) 
     return {name: {"wall_s": statistics.median(c.wall_s for c in values),
                    "cpu_s": statistics.median(c.jvm_cpu_s for c in values)} for name, values in costs.items()}
 
-
-def load_average() -> tuple[float, float, float]:
-    return os.getloadavg()

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 BATCH_ID_PROPERTY = "lakeops.batch-id"
-
 ROWS_PROPERTY = "lakeops.rows"
 
 
@@ -60,6 +59,7 @@ def later_batch(table: Table, table_name: str, start: datetime) -> LaterBatch | 
         return None
     snapshot, value = tagged[index]
     return LaterBatch(value, snapshot.snapshot_id, snapshot.parent_snapshot_id)
+
 
 def batch_committed(table: Table, quarantine: Table, batch_id: str) -> bool:
     """Whether an ingest batch is done: its commit to the table is there, or it had no good rows

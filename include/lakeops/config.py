@@ -235,6 +235,7 @@ class StreamingConfig:
             raise ConfigError(f"streaming.trigger_interval_seconds: {self.trigger_interval_seconds} must be shorter than "
                               f"streaming.run_seconds ({self.run_seconds}); a supervised run would end before its first trigger")
 
+
 INGEST_MODES = ("batch", "streaming")
 COMMIT_MODES = ("direct", "staged")
 MAX_WRITERS = 64
@@ -294,7 +295,6 @@ class TableConfig:
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
     health: HealthThresholds = field(default_factory=HealthThresholds)
     streaming: StreamingConfig = field(default_factory=StreamingConfig)
-
     ingest: IngestConfig = field(default_factory=IngestConfig)
 
     def __post_init__(self) -> None:

@@ -6,14 +6,9 @@ real `python -m lakeops.staging` process. The runs that follow are in-process on
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
-import time
 import uuid
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 import yaml
@@ -21,21 +16,21 @@ import yaml
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
 from lakeops.exceptions import IngestError
-from lakeops.failpoints import COMMITTER_AFTER_COMMIT, FAILPOINT_ENV, READY_ENV, WRITER_BEFORE_MANIFEST
+from lakeops.failpoints import COMMITTER_AFTER_COMMIT, WRITER_BEFORE_MANIFEST
 from lakeops.generator import generate_events
 from lakeops.ingest.plan import plan_ingest
-from lakeops.runtime import build_library_archive, spark_jars, spark_job_path
+from lakeops.runtime import spark_submit_command
 from lakeops.spark.stage_events import run_stage
 from lakeops.staging import store
 from lakeops.staging.commit import commit_staged
 from lakeops.staging.plan import batch_key, staged_data_root, staging_dir
 from tests.conftest import PROJECT_ROOT, register_catalog
+from tests.crash import kill_at_failpoint
 
 pytestmark = pytest.mark.spark
 
 START = datetime(2026, 11, 22, 8, 0, tzinfo=timezone.utc)
 END = START + timedelta(minutes=5)
-READY_TIMEOUT_S = 900  # a hang guard: spark-submit on a busy 2-core machine takes minutes to reach the failpoint
 
 
 @pytest.fixture()
@@ -53,24 +48,6 @@ def setup(spark, tmp_path):
     return path, config, landed, plan_ingest(config, "events", START, END)
 
 
-def _kill_at_failpoint(command: list[str], failpoint: str, work: Path) -> None:
-    """Start command, wait until it blocks at the failpoint, then SIGKILL its whole process group."""
-    ready = work / f"{failpoint}.ready"
-    env = {**os.environ, FAILPOINT_ENV: failpoint, READY_ENV: str(ready)}
-    with open(work / f"{failpoint}.log", "w") as log:
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while not ready.exists():
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"{command[0]} exited ({process.returncode}) or hung before failpoint {failpoint}:\n"
-                            + (work / f"{failpoint}.log").read_text()[-3000:])
-            time.sleep(0.5)
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=60)
-    assert process.returncode == -signal.SIGKILL
-
-
 def _event_ids(config):
     table = load_catalog(config.catalog).load_table("lakeops.events")
     return table.scan(selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist()
@@ -83,12 +60,11 @@ def _events(config):
 def test_writer_killed_mid_write_leaves_nothing_visible_and_its_rerun_commits_every_row_once(spark, setup, tmp_path):
     path, config, landed, plan = setup
     run_stage(spark, config, "events", plan, 0, 2)
-    submit = [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
-              "--jars", ",".join(spark_jars()), "--py-files", build_library_archive(tmp_path / "lakeops.zip"),
-              spark_job_path("stage_events"), "--table", "events", "--start", START.isoformat(), "--end", END.isoformat(),
-              "--writer", "1", "--writers", "2", "--config", str(path)]
+    submit = spark_submit_command("stage_events", ["--table", "events", "--start", START.isoformat(), "--end", END.isoformat(),
+                                                   "--writer", "1", "--writers", "2", "--config", str(path)],
+                                  tmp_path, master="local[1]")
 
-    _kill_at_failpoint(submit, WRITER_BEFORE_MANIFEST, tmp_path)
+    kill_at_failpoint(submit, WRITER_BEFORE_MANIFEST, tmp_path)
 
     key = batch_key("events", plan.batch_id)
     location = _events(config).location()
@@ -116,7 +92,7 @@ def test_committer_killed_after_commit_before_cleanup_reruns_without_duplicates(
     command = [sys.executable, "-m", "lakeops.staging", "--table", "events", "--start", START.isoformat(),
                "--end", END.isoformat(), "--writers", "2", "--config", str(path)]
 
-    _kill_at_failpoint(command, COMMITTER_AFTER_COMMIT, tmp_path)
+    kill_at_failpoint(command, COMMITTER_AFTER_COMMIT, tmp_path)
 
     key = batch_key("events", plan.batch_id)
     events = _events(config)

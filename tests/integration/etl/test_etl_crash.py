@@ -7,11 +7,6 @@ scratch."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,45 +16,22 @@ from lakeops.batches import published_snapshot
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
 from lakeops.etl.inputs import plan_from_catalog
-from lakeops.failpoints import FAILPOINT_ENV
-from lakeops.runtime import build_library_archive, spark_jars, spark_job_path
+from lakeops.failpoints import ETL_AFTER_PUBLISH, ETL_BEFORE_PUBLISH
+from lakeops.runtime import spark_submit_command
 from lakeops.spark.etl import run_etl, run_id
 from lakeops.spark.job import RESULT_PREFIX
 from lakeops.watermark import current_watermarks
 from tests.conftest import config_data, register_catalog
+from tests.crash import kill_at_failpoint
 from tests.integration.etl.test_incremental_etl import BATCH1, BATCH2, _activity, _activity_from_scratch, _create, _events
 
 pytestmark = pytest.mark.spark
 TABLE = "user_activity_hourly"
 
 
-def _submit(config_path: Path, log_path: Path, failpoint: str, work: Path) -> subprocess.Popen:
-    """spark-submit the ETL job as the operator does (local master, the jars, the library archive),
-    in its own process group, stopping at failpoint."""
-    command = [str(Path(sys.executable).parent / "spark-submit"), "--master", "local[2]", "--conf", "spark.log.level=WARN",
-               "--jars", ",".join(spark_jars()), "--py-files", build_library_archive(work / "lakeops.zip"),
-               "--name", "lakeops incremental_etl", spark_job_path("incremental_etl"),
-               "--table", TABLE, "--config", str(config_path)]
-    with log_path.open("w") as log:
-        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, FAILPOINT_ENV: failpoint})
-
-
-def _kill_at_failpoint(process: subprocess.Popen, log_path: Path, failpoint: str, timeout: float = 420) -> str:
-    """Wait until the job announces failpoint, then SIGKILL its process group (the JVM and the
-    Python driver); returns the job's output."""
-    deadline = time.monotonic() + timeout
-    try:
-        while f"failpoint {failpoint} reached" not in log_path.read_text(errors="replace"):
-            assert process.poll() is None, f"the job exited ({process.returncode}) before {failpoint}:\n{log_path.read_text()[-4000:]}"
-            assert time.monotonic() < deadline, f"the job did not reach {failpoint} in {timeout:.0f} s:\n{log_path.read_text()[-4000:]}"
-            time.sleep(0.5)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=60)
-    assert process.returncode == -signal.SIGKILL
-    return log_path.read_text(errors="replace")
+def _etl_job(config_path: Path, work: Path) -> list[str]:
+    """spark-submit of the ETL job as the operator submits it (the jars, the library archive)."""
+    return spark_submit_command("incremental_etl", ["--table", TABLE, "--config", str(config_path)], work)
 
 
 def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark, tmp_path):
@@ -78,8 +50,7 @@ def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark
     assert plan.mode == "incremental"
 
     # 1. Killed after the write, before the publishing commit: nothing visible, the watermark stays.
-    out = _kill_at_failpoint(_submit(config_path, tmp_path / "run1.log", "etl_before_publish", tmp_path), tmp_path / "run1.log",
-                             "etl_before_publish")
+    out = kill_at_failpoint(_etl_job(config_path, tmp_path), ETL_BEFORE_PUBLISH, tmp_path)
     assert RESULT_PREFIX not in out
     downstream = catalog.load_table(config.identifier(TABLE))
     staged = [s for s in downstream.snapshots() if s.summary and s.summary.get("wap.id") == run_id(plan)]
@@ -91,8 +62,7 @@ def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark
     assert _activity(spark, config) == before
 
     # 2. The retry stages its own snapshot and publishes it, then is killed before it reports.
-    out = _kill_at_failpoint(_submit(config_path, tmp_path / "run2.log", "etl_after_publish", tmp_path), tmp_path / "run2.log",
-                             "etl_after_publish")
+    out = kill_at_failpoint(_etl_job(config_path, tmp_path), ETL_AFTER_PUBLISH, tmp_path)
     assert RESULT_PREFIX not in out
     downstream = catalog.load_table(config.identifier(TABLE))
     published = published_snapshot(downstream, run_id(plan))
