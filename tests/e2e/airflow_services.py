@@ -13,11 +13,13 @@ import os
 import secrets
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +48,9 @@ def airflow_env(home: Path, dags_folder: Path, api_port: int, extra: dict[str, s
         "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
         "AIRFLOW__CORE__PARALLELISM": "4",
         "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",
-        "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}",
+        # Four components and the CLI share one SQLite file: wait up to 60 s for its write lock
+        # (sqlite3's default is 5 s, which a loaded 2-core machine overruns).
+        "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=60",
         "AIRFLOW__API__HOST": "127.0.0.1",
         "AIRFLOW__API__PORT": str(api_port),
         "AIRFLOW__API__BASE_URL": f"http://127.0.0.1:{api_port}",
@@ -160,6 +164,15 @@ class AirflowServices:
             proc.wait(timeout=10)
 
 
+def _use_write_ahead_log(db: Path) -> None:
+    """Switch the metadata DB to WAL, so the components' reads no longer block the writes of the
+    scheduler and CLI. The mode is stored in the file and holds for every later connection."""
+    with closing(sqlite3.connect(db)) as connection:
+        mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    if mode != "wal":
+        raise RuntimeError(f"{db}: SQLite kept journal_mode={mode!r}; WAL needs a local filesystem")
+
+
 def start_airflow(home: Path, dags_folder: Path, extra_env: dict[str, str] | None = None,
                   timeout: float = 240) -> AirflowServices:
     """Migrate a fresh metadata DB, start the four components and wait until all report healthy."""
@@ -168,6 +181,7 @@ def start_airflow(home: Path, dags_folder: Path, extra_env: dict[str, str] | Non
     services = AirflowServices(home=home, dags_folder=dags_folder, base_url=f"http://127.0.0.1:{api_port}",
                                env=airflow_env(home, dags_folder, api_port, extra_env))
     services.cli("db", "migrate", timeout=300)
+    _use_write_ahead_log(home / "airflow.db")
     services.cli("pools", "set", "lakeops_spark", "2", "lakeops Spark jobs")
     services.log_dir.mkdir(exist_ok=True)
     try:
