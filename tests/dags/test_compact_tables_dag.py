@@ -40,8 +40,9 @@ def test_compaction_dag_folds_the_delete_files_of_a_cdc_table(airflow_db, sessio
     assert states["plan"] == "success" and states["compact"] == "success", states
     after = table_health(config, "orders")
     print(f"compact_tables DAG on orders: data files {before.data_files} -> {after.data_files}, "
-          f"delete files {before.delete_files} -> {after.delete_files}, "
+          f"applied delete files {before.applied_delete_files} -> {after.applied_delete_files} "
+          f"({after.dangling_delete_files} dangling), "
           f"read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
-    assert after.delete_files < before.delete_files and after.read_amp_files < before.read_amp_files
+    assert after.applied_delete_files < before.applied_delete_files and after.read_amp_files < before.read_amp_files
     session.catalog.refreshTable(config.qualified("orders"))
     assert keys(session, config, "orders") == rows_before

@@ -152,9 +152,9 @@ def test_cdc_and_compaction_dags_on_the_cluster(stack):
     states = {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
     assert str(run.state) == "success" and states["compact"] == "success", states
     after = table_health(config, "orders")
-    print(f"compact_tables on the cluster: data files {before.data_files} -> {after.data_files}, delete files "
-          f"{before.delete_files} -> {after.delete_files}, read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
-    assert after.delete_files < before.delete_files and after.read_amp_files < before.read_amp_files
+    print(f"compact_tables on the cluster: data files {before.data_files} -> {after.data_files}, applied delete files "
+          f"{before.applied_delete_files} -> {after.applied_delete_files}, read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
+    assert after.applied_delete_files < before.applied_delete_files and after.read_amp_files < before.read_amp_files
     orders = load_catalog(config.catalog).load_table(config.identifier("orders"))
     assert orders.current_snapshot().summary.operation.value in ("replace", "delete")  # a rewrite, not a write
     ids_after = sorted(orders.scan(selected_fields=("order_id",)).to_arrow().column("order_id").to_pylist())

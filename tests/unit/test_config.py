@@ -76,6 +76,7 @@ def test_table_defaults(make_config):
         "max_concurrent_file_group_rewrites": 2,
         "max_commits_per_call": 3,
         "max_file_amplification": 1.5,
+        "max_dangling_delete_files": 100,
     }
     assert dataclasses.asdict(table.retention) == {
         "max_snapshot_age_hours": 120,

@@ -9,8 +9,8 @@ Per partition, in this order (the first rule that fires decides the rewrite):
    target x fragment_fraction (target/8) -> rewrite_data_files;
 3. small files (AWS Glue): more than min_small_files files under target x small_file_fraction
    (75%) -> rewrite_data_files;
-4. delete files alone: at least delete_file_threshold delete files in the partition, under the
-   ratio -> rewrite_position_delete_files (cheap: merges the delete files, drops dangling ones).
+4. delete files alone: at least delete_file_threshold applied delete files in the partition, under
+   the ratio -> rewrite_position_delete_files (cheap: merges the delete files, drops dangling ones).
 
 And for the whole table: when a full scan opens max_file_amplification times the files of a
 compacted copy (lakeops.health.layout), and at least min_fragment_files more, rewrite_data_files
@@ -19,12 +19,15 @@ every partition a MERGE touches; the rules above wait for 12 of them per partiti
 long tail of partitions each touched now and then never reaches while together they slow every
 full scan.
 
-A data rewrite gives the new files a new data sequence number, so Iceberg's
-remove-dangling-deletes drops, in the same call, every delete file of a partition it rewrote
-whole (their sequence numbers are all older than every live data file there). Where files may
-survive the rewrite (some are already at or above the small-file size), or equality deletes call
-for the starting sequence number, a position-delete rewrite of the partition follows and drops
-the file-scoped delete files left naming replaced files. Data rewrites are binpack, or sort by
+Delete figures count the delete files a reader applies (lakeops.health.model): dangling ones
+fire no rule. A data rewrite gives the new files a new data sequence number, so every delete file
+of a partition it rewrote whole is dangling afterwards (older than every live data file there).
+Once the table holds max_dangling_delete_files of them, the run's data rewrite drops them all
+(Iceberg's remove-dangling-deletes), or, with no data rewrite in the run, a position-delete
+rewrite of the partitions holding them does. Where files may survive a data rewrite (some are
+already at or above the small-file size), or equality deletes call for the starting sequence
+number, a position-delete rewrite of the partition follows and drops the file-scoped delete files
+left naming replaced files. Data rewrites are binpack, or sort by
 the table's zonemap columns when there are any (tight per-file ranges make the zonemaps prune).
 The table's manifests are rewritten when there are more than manifest_rewrite_threshold data
 manifests. Partitions are taken by expected gain (files a full scan stops opening) until the
@@ -36,6 +39,8 @@ are paid once per run instead of once per partition.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from lakeops.compaction.calls import merge_calls
 from lakeops.compaction.model import (REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction,
@@ -67,9 +72,9 @@ def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool 
     files by default) must not drop one of them. min-file-size-bytes is the policy's small-file
     size, so Iceberg rewrites exactly the files the planner counted as small (plus those with
     many deletes). use-starting-sequence-number false gives the rewritten files a new sequence
-    number, so remove-dangling-deletes drops the replaced files' delete files in the same call;
-    kept true (Iceberg's default) when equality deletes are about, which a newer sequence number
-    would no longer apply to rows they predate."""
+    number, so the replaced files' delete files are dangling afterwards (remove-dangling-deletes,
+    off here, is turned on by the run that drops them: _drop_dangling_deletes); kept true (Iceberg's default) when equality deletes
+    are about, which a newer sequence number would no longer apply to rows they predate."""
     target = policy.target_file_size_mb * MB
     return {
         "partial-progress.enabled": "true",
@@ -82,21 +87,26 @@ def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool 
         "delete-ratio-threshold": str(policy.delete_ratio_threshold),
         "rewrite-job-order": "files-desc",
         "use-starting-sequence-number": "false" if new_sequence_number else "true",
-        "remove-dangling-deletes": "true",
+        "remove-dangling-deletes": "false",
     }
 
 
 def _delete_ratio(p: PartitionHealth) -> float:
-    return p.delete_records / p.data_records if p.data_records else 0.0
+    return p.applied_delete_records / p.data_records if p.data_records else 0.0
+
+
+def _deletes_per_data_file(p: PartitionHealth) -> float:
+    return p.applied_delete_files / p.data_files if p.data_files else float(p.applied_delete_files)
 
 
 def _data_reason(p: PartitionHealth, policy: CompactionPolicy, target: int) -> str | None:
     ratio = _delete_ratio(p)
-    if p.delete_files and ratio >= policy.delete_ratio_threshold:
-        return (f"deletes: {p.delete_records} deleted of {p.data_records} rows ({ratio:.0%}) >= "
+    if p.applied_delete_files and ratio >= policy.delete_ratio_threshold:
+        return (f"deletes: {p.applied_delete_records} deleted of {p.data_records} rows ({ratio:.0%}) >= "
                 f"delete_ratio_threshold {policy.delete_ratio_threshold:.0%}")
-    if p.delete_files and p.delete_files_per_data_file >= policy.delete_file_threshold:
-        return (f"deletes: {p.delete_files_per_data_file:.1f} delete files per data file >= "
+    per_data_file = _deletes_per_data_file(p)
+    if p.applied_delete_files and per_data_file >= policy.delete_file_threshold:
+        return (f"deletes: {per_data_file:.1f} delete files per data file >= "
                 f"delete_file_threshold {policy.delete_file_threshold}")
     fragment_bytes = target * policy.fragment_fraction
     if p.small_files >= policy.min_fragment_files and p.small_file_bytes / p.small_files < fragment_bytes:
@@ -115,8 +125,8 @@ def _partition_action(p: PartitionHealth, policy: CompactionPolicy, partition_by
     reason = _data_reason(p, policy, target)
     if reason:
         return _rewrite(p, REWRITE_DATA, reason, policy, partition_by, sort_columns)
-    if p.delete_files >= policy.delete_file_threshold:
-        return _rewrite(p, REWRITE_DELETES, f"delete files: {p.delete_files} >= delete_file_threshold "
+    if p.applied_delete_files >= policy.delete_file_threshold:
+        return _rewrite(p, REWRITE_DELETES, f"delete files: {p.applied_delete_files} >= delete_file_threshold "
                         f"{policy.delete_file_threshold} ({_delete_ratio(p):.0%} of rows deleted, under the ratio)",
                         policy, partition_by, sort_columns)
     return None
@@ -130,8 +140,8 @@ def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolic
     except ConfigError as e:
         return CompactionAction(kind, p.partition, None, f"skipped: {e}")
     if kind == REWRITE_DELETES:
-        # File-scoped deletes merge into at most one delete file per data file they touch.
-        after = min(p.delete_files, p.data_files)
+        # File-scoped deletes merge into at most one delete file per data file they touch; dangling ones go.
+        after = min(p.applied_delete_files, p.data_files)
         return CompactionAction(
             kind, p.partition, where, reason, input_files=0, input_delete_files=p.delete_files,
             input_bytes=p.delete_bytes, expected_files_after=0, expected_delete_files_after=after,
@@ -185,6 +195,24 @@ def _dangling_cleanup(data: CompactionAction) -> CompactionAction:
         input_delete_files=data.input_delete_files, expected_delete_files_after=0)
 
 
+def _drop_dangling_deletes(metrics: TableHealth, policy: CompactionPolicy, selected: list[CompactionAction],
+                           partition_by: tuple[str, ...], sort_columns: tuple[str, ...]) -> list[CompactionAction]:
+    """Once the table holds max_dangling_delete_files dangling delete files: the run's data
+    rewrites drop them (remove-dangling-deletes covers the whole table); with no data rewrite in
+    the run, a position-delete rewrite of each partition holding some does."""
+    if metrics.dangling_delete_files < policy.max_dangling_delete_files:
+        return selected
+    if any(a.kind == REWRITE_DATA for a in selected):
+        return [dataclasses.replace(a, options={**a.options, "remove-dangling-deletes": "true"})
+                if a.kind == REWRITE_DATA else a for a in selected]
+    covered = {a.partition for a in selected if a.kind == REWRITE_DELETES}
+    why = (f"dangling delete files: the table holds {metrics.dangling_delete_files} >= max_dangling_delete_files "
+           f"{policy.max_dangling_delete_files}")
+    cleanups = [_rewrite(p, REWRITE_DELETES, f"{why}; {p.dangling_delete_files} here", policy, partition_by, sort_columns)
+                for p in metrics.partitions if p.dangling_delete_files and p.partition not in covered]
+    return selected + [a for a in cleanups if not a.reason.startswith("skipped:")]
+
+
 def _manifest_action(metrics: TableHealth, policy: CompactionPolicy) -> CompactionAction | None:
     if metrics.data_manifests <= policy.manifest_rewrite_threshold:
         return None
@@ -214,6 +242,7 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: 
                 selected.append(_dangling_cleanup(action))
         else:
             deferred.append(action)
+    selected = _drop_dangling_deletes(metrics, policy, selected, partition_by, sort_columns)
     manifests = _manifest_action(metrics, policy)
     if manifests:
         selected.append(manifests)  # metadata only: not charged to the data byte budget

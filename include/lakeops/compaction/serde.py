@@ -41,6 +41,8 @@ def health_figures(health: TableHealth) -> dict[str, Any]:
         "data_files": health.data_files,
         "small_files": health.small_files,
         "delete_files": health.delete_files,
+        "applied_delete_files": health.applied_delete_files,
+        "dangling_delete_files": health.dangling_delete_files,
         "delete_records": health.delete_records,
         "data_bytes": health.data_bytes,
         "data_manifests": health.data_manifests,

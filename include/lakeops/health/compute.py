@@ -36,6 +36,8 @@ class _Group:
     deletes: list[LiveFile] = field(default_factory=list)
     pairs: int = 0
     pair_bytes: int = 0
+    dangling_files: int = 0
+    dangling_records: int = 0
 
 
 def _applying(delete: LiveFile, data_seqs: list[int], data: list[LiveFile], by_path: dict[str, LiveFile]) -> int:
@@ -50,6 +52,21 @@ def _applying(delete: LiveFile, data_seqs: list[int], data: list[LiveFile], by_p
         return upto
     lower, upper = delete.path_lower, delete.path_upper
     return sum(1 for f in data[:upto] if lower <= f.path <= upper)
+
+
+def _pair(group: _Group, global_equality: list[LiveFile]) -> None:
+    """Count the group's (data file, applying delete file) pairs and its dangling delete files."""
+    group.data.sort(key=lambda f: f.sequence_number)
+    seqs = [f.sequence_number for f in group.data]
+    by_path = {f.path: f for f in group.data}
+    for delete in [d for d in group.deletes if d not in global_equality] + global_equality:
+        n = _applying(delete, seqs, group.data, by_path)
+        group.pairs += n
+        group.pair_bytes += n * delete.size_bytes
+        # Equality deletes are never called dangling: a global one applies across partitions.
+        if not n and delete.content != DataFileContent.EQUALITY_DELETES and delete not in global_equality:
+            group.dangling_files += 1
+            group.dangling_records += delete.records
 
 
 @dataclass
@@ -70,6 +87,8 @@ class _Totals:
     live_bytes: float = 0.0
     recent_delete_files: int = 0
     recent_delete_bytes: int = 0
+    dangling_delete_files: int = 0
+    dangling_delete_records: int = 0
 
     def add(self, other: _Totals) -> None:
         for name in self.__dataclass_fields__:
@@ -109,7 +128,8 @@ def _totals(group: _Group, small_threshold: int, window_start_ms: int, commit_ms
         if commit_ms.get(d.snapshot_id or -1, -1) >= window_start_ms:
             t.recent_delete_files += 1
             t.recent_delete_bytes += d.size_bytes
-    t.deleted_rows = min(t.delete_records, t.data_records)
+    t.dangling_delete_files, t.dangling_delete_records = group.dangling_files, group.dangling_records
+    t.deleted_rows = min(t.delete_records - t.dangling_delete_records, t.data_records)
     t.live_bytes = t.data_bytes * (1 - t.deleted_rows / t.data_records) if t.data_records else 0.0
     t.pairs, t.pair_bytes = group.pairs, group.pair_bytes
     return t
@@ -127,6 +147,7 @@ def _figures(t: _Totals, hours: float) -> dict[str, object]:
         "read_amp_files": t.read_amp_files(), "read_amp_bytes": t.read_amp_bytes(),
         "delete_files_added_per_hour": t.recent_delete_files / hours,
         "delete_bytes_added_per_hour": t.recent_delete_bytes / hours,
+        "dangling_delete_files": t.dangling_delete_files, "dangling_delete_records": t.dangling_delete_records,
     }
 
 
@@ -157,15 +178,8 @@ def compute_health(table: Table, policy: CompactionPolicy | None = None, *, now_
             if f.content == DataFileContent.EQUALITY_DELETES and specs[f.spec_id].is_unpartitioned():
                 global_equality.append(f)
 
-    for key, group in groups.items():
-        group.data.sort(key=lambda f: f.sequence_number)
-        seqs = [f.sequence_number for f in group.data]
-        by_path = {f.path: f for f in group.data}
-        applying = [d for d in group.deletes if d not in global_equality] + global_equality
-        for delete in applying:
-            n = _applying(delete, seqs, group.data, by_path)
-            group.pairs += n
-            group.pair_bytes += n * delete.size_bytes
+    for group in groups.values():
+        _pair(group, global_equality)
 
     schema = table.schema()
     partitions = []

@@ -80,6 +80,21 @@ def history_url(config: LakeopsConfig) -> str:
                       "set LAKEOPS_HEALTH_DB_URL (e.g. postgresql+psycopg2://user@host/db)")
 
 
+def _add_missing_columns(engine: Engine, table: Any) -> None:
+    """A history table an older lakeops created lacks the figures added since: add them, nullable,
+    so its old rows read as unknown and new rows store everything."""
+    import sqlalchemy as sa
+
+    present = {c["name"] for c in sa.inspect(engine).get_columns(table.name)}
+    missing = [c for c in table.columns if c.name not in present]
+    quote = engine.dialect.identifier_preparer.quote
+    with engine.begin() as conn:
+        for column in missing:
+            conn.execute(sa.text(f"ALTER TABLE {quote(table.name)} ADD COLUMN {quote(column.name)} "
+                                 f"{column.type.compile(engine.dialect)}"))
+            log.info("health history: added column %s to %s", column.name, table.name)
+
+
 class HealthHistory:
     """Append evaluations; read a table's history. Creates its table on first use."""
 
@@ -94,6 +109,7 @@ class HealthHistory:
                 engine = sa.create_engine(url, connect_args=connect_args)
                 self._metadata, self._table = _schema()
                 self._metadata.create_all(engine)
+                _add_missing_columns(engine, self._table)
                 _ENGINES[url] = engine
         self.engine = engine
         self._metadata, self._table = _schema()

@@ -3,7 +3,8 @@
 * scan files: the files a full scan of a partition opens, data files plus the delete files that
   apply to them (read_amp_files x data files);
 * compacted files: the files a compacted copy of the partition would hold, its live bytes over
-  the target file size, at least one (live bytes = data bytes x (1 - deleted rows / rows));
+  the target file size, at least one (live bytes = data bytes x (1 - deleted rows / rows), the
+  deleted rows those of the delete files a reader applies);
 * excess files: scan files - compacted files, what a rewrite of the partition saves every scan;
 * file amplification of a table: sum of scan files / sum of compacted files over its partitions,
   1.0 for a freshly compacted table. Merge-on-read CDC raises it by one data file per partition a
@@ -24,9 +25,9 @@ def scan_files(f: FileFigures) -> int:
 
 
 def compacted_files(f: FileFigures, target_bytes: int) -> int:
-    if not f.data_files or f.delete_records >= f.data_records > 0:
+    if not f.data_files or f.applied_delete_records >= f.data_records > 0:
         return 0
-    deleted = min(f.delete_records, f.data_records) / f.data_records if f.data_records else 0.0
+    deleted = min(f.applied_delete_records, f.data_records) / f.data_records if f.data_records else 0.0
     return max(1, math.ceil(f.data_bytes * (1 - deleted) / target_bytes))
 
 

@@ -15,6 +15,12 @@ Read amplification (what a full scan pays for the deletes not yet compacted away
   estimate: metadata cannot tell how many rows a key matches). A deletion vector counts its blob
   (content_size_in_bytes), not the whole Puffin file. 1.0 when clean; 1/(1 − 0.3) ≈ 1.43 when
   30% of the rows are deleted.
+
+Dangling delete files are position delete files and deletion vectors that apply to no live data
+file (their data files were rewritten under a newer sequence number, or are gone): readers skip
+them, so they add nothing to read amplification, and the deleted-row figures leave them out. They
+stay in the table's delete manifests until a clean-up drops them (see
+CompactionPolicy.max_dangling_delete_files).
 """
 
 from __future__ import annotations
@@ -45,6 +51,19 @@ class FileFigures:
     delete_files_added_per_hour: float
     """Live delete files (of all kinds) committed during the growth window, per hour."""
     delete_bytes_added_per_hour: float
+    dangling_delete_files: int
+    """Delete files (included in delete_files) that apply to no live data file."""
+    dangling_delete_records: int
+    """Their records (included in delete_records)."""
+
+    @property
+    def applied_delete_files(self) -> int:
+        """Delete files a reader applies: delete_files less the dangling ones."""
+        return self.delete_files - self.dangling_delete_files
+
+    @property
+    def applied_delete_records(self) -> int:
+        return self.delete_records - self.dangling_delete_records
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,8 @@ def run_compaction(spark: SparkSession, config: LakeopsConfig, table: str, plan:
         zonemap=reconcile_zonemap(loaded, spec) if rewrote_data else {"status": "unchanged"},
         duration_s=round(time.monotonic() - started, 2),
     )
-    log.info("compacted %s: data files %d -> %d, delete files %d -> %d, read amplification %.2f -> %.2f in %.1f s (%s)",
-             identifier, before["data_files"], after["data_files"], before["delete_files"], after["delete_files"],
+    log.info("compacted %s: data files %d -> %d, applied delete files %d -> %d (%d dangling after), read amplification "
+             "%.2f -> %.2f in %.1f s (%s)", identifier, before["data_files"], after["data_files"],
+             before["applied_delete_files"], after["applied_delete_files"], after["dangling_delete_files"],
              before["read_amp_files"], after["read_amp_files"], result["duration_s"], result["status"])
     return result

@@ -45,7 +45,7 @@ def test_a_merge_staged_before_a_compaction_is_merged_again_not_lost(catalog_spa
     staged = _stage_merge(catalog_spark, catalog, plan.table, f"DELETE FROM {plan.table} WHERE order_id % 2 = 0",
                           plan.batch_id, {})
     compacted = run_compaction(catalog_spark, lakeops_config, "orders", _force_plan(lakeops_config, "orders"), "race-1")
-    assert compacted["status"] == "done" and compacted["after"]["delete_files"] < compacted["before"]["delete_files"]
+    assert compacted["status"] == "done" and compacted["after"]["applied_delete_files"] < compacted["before"]["applied_delete_files"]
 
     with pytest.raises(Exception, match="fast-forward"):  # Iceberg refuses to publish it over the compaction
         catalog_spark.sql(f"CALL {lakeops_config.catalog.name}.system.cherrypick_snapshot("

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from lakeops.compaction.plan import (REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, plan_compaction, plan_table)
 from lakeops.config import CompactionPolicy
+from lakeops.exceptions import ConfigError
 from lakeops.health.model import FileFigures, PartitionHealth, TableHealth
 
 MB = 1024 * 1024
@@ -14,7 +17,8 @@ PARTITION_BY = ("day(created_at)",)
 
 
 def part(day: int, *, data_files=4, data_records=400_000, data_bytes=4 * 100 * MB, small_files=0, small_file_bytes=0,
-         delete_files=0, delete_records=0, delete_bytes=0) -> PartitionHealth:
+         delete_files=0, delete_records=0, delete_bytes=0, dangling_delete_files=0,
+         dangling_delete_records=0) -> PartitionHealth:
     return PartitionHealth(
         data_files=data_files, data_records=data_records, data_bytes=data_bytes, small_files=small_files,
         small_file_bytes=small_file_bytes, avg_file_size_bytes=data_bytes / max(data_files, 1),
@@ -22,11 +26,13 @@ def part(day: int, *, data_files=4, data_records=400_000, data_bytes=4 * 100 * M
         delete_records=delete_records, delete_bytes=delete_bytes,
         delete_files_per_data_file=delete_files / max(data_files, 1), read_amp_files=1.0, read_amp_bytes=1.0,
         delete_files_added_per_hour=0.0, delete_bytes_added_per_hour=0.0,
+        dangling_delete_files=dangling_delete_files, dangling_delete_records=dangling_delete_records,
         partition=f"created_at_day=d{day}", spec_id=0, partition_values=(("created_at_day", day),), last_commit_ms=None)
 
 
 def table(*partitions: PartitionHealth, data_manifests: int = 3) -> TableHealth:
     fields = {f.name: 0 for f in dataclasses.fields(FileFigures)}
+    fields["dangling_delete_files"] = sum(p.dangling_delete_files for p in partitions)
     return TableHealth(**fields, table="lakeops.orders", evaluated_at_ms=0, snapshot_id=1, format_version=2,
                        target_file_size_bytes=128 * MB, small_file_threshold_bytes=96 * MB, growth_window_hours=1.0,
                        snapshots=5, data_manifests=data_manifests, delete_manifests=1, last_commit_ms=None,
@@ -131,10 +137,6 @@ def test_a_partition_of_an_unknown_spec_is_deferred_with_the_reason():
 
 
 def test_policy_refuses_a_fragment_size_not_below_the_small_file_size():
-    import pytest
-
-    from lakeops.exceptions import ConfigError
-
     with pytest.raises(ConfigError, match=r"compaction.fragment_fraction: 0.8 must be in \(0, small_file_fraction 0.75\)"):
         CompactionPolicy(fragment_fraction=0.8)
 
@@ -197,3 +199,41 @@ def test_whole_partition_rewrites_drop_their_deletes_in_the_call_and_keep_files_
     data = {a.partition: a.options["use-starting-sequence-number"] for a in plan.selected if a.kind == REWRITE_DATA}
     assert data == {"created_at_day=d10": "false", "created_at_day=d9": "false", "created_at_day=d8": "true"}
     assert [a.kind for a in plan.actions] == [REWRITE_DATA, REWRITE_DATA, REWRITE_DELETES]  # d8 keeps its own options
+
+
+def _dangling(day: int, dangling: int) -> PartitionHealth:
+    """A compacted partition still holding the delete files of the files a rewrite replaced."""
+    return part(day, data_files=1, data_records=10_000, data_bytes=MB, small_files=1, small_file_bytes=MB,
+                delete_files=dangling, delete_records=5000, delete_bytes=dangling * 1000,
+                dangling_delete_files=dangling, dangling_delete_records=5000)
+
+
+def test_dangling_delete_files_fire_no_delete_rule():
+    # 50% of the rows and 40 files per data file, all in delete files that no longer apply.
+    assert plan_compaction(table(_dangling(1, 40)), POLICY, partition_by=PARTITION_BY) == []
+
+
+def test_data_rewrites_drop_dangling_deletes_once_the_table_holds_max_dangling_delete_files():
+    deleted = part(2, delete_files=3, delete_records=150_000, delete_bytes=3 * MB)
+    below = plan_table(table(deleted, _dangling(1, 99)), POLICY, partition_by=PARTITION_BY)
+    assert [a.options["remove-dangling-deletes"] for a in below.actions if a.kind == REWRITE_DATA] == ["false"]
+    at = plan_table(table(deleted, _dangling(1, 100)), POLICY, partition_by=PARTITION_BY)
+    assert [a.options["remove-dangling-deletes"] for a in at.actions if a.kind == REWRITE_DATA] == ["true"]
+    assert [a.partition for a in at.actions if a.kind == REWRITE_DELETES] == ["created_at_day=d2"]  # its own clean-up only
+    every_run = plan_table(table(deleted), dataclasses.replace(POLICY, max_dangling_delete_files=0), partition_by=PARTITION_BY)
+    assert [a.options["remove-dangling-deletes"] for a in every_run.actions if a.kind == REWRITE_DATA] == ["true"]
+
+
+def test_without_a_data_rewrite_dangling_deletes_go_by_a_position_delete_rewrite_of_their_partitions():
+    many_deletes = part(3, delete_files=10, delete_records=10, delete_bytes=10_000)  # rule 4: its own delete rewrite
+    plan = plan_table(table(many_deletes, _dangling(1, 60), _dangling(2, 40), part(4)), POLICY, partition_by=PARTITION_BY)
+    [call] = plan.actions
+    assert call.kind == REWRITE_DELETES
+    assert sorted(call.partitions) == ["created_at_day=d1", "created_at_day=d2", "created_at_day=d3"]
+    assert [a.reason.split(":")[0] for a in plan.selected] == ["delete files", "dangling delete files", "dangling delete files"]
+    assert plan.selected[1].expected_delete_files_after == 0
+
+
+def test_policy_refuses_a_negative_dangling_delete_limit():
+    with pytest.raises(ConfigError, match=r"compaction.max_dangling_delete_files: -1 must be 0 or more"):
+        CompactionPolicy(max_dangling_delete_files=-1)

@@ -98,17 +98,30 @@ def test_partition_scoped_position_deletes_apply_to_older_or_same_sequence_data(
 
 
 def test_thousand_by_thousand_partition_deletes_is_about_a_thousand():
-    from lakeops.health.compute import _Group, _Totals, _totals
+    from lakeops.health.compute import _Group, _pair, _Totals, _totals
 
     group = _Group(data=[_file(DataFileContent.DATA, 1, path=f"d{i}") for i in range(1000)],
                    deletes=[_file(DataFileContent.POSITION_DELETES, 2 + i, records=1) for i in range(1000)])
-    seqs = [1] * 1000
-    by_path = {f.path: f for f in group.data}
-    for d in group.deletes:
-        n = _applying(d, seqs, group.data, by_path)
-        group.pairs += n
-        group.pair_bytes += n * d.size_bytes
+    _pair(group, [])
     t: _Totals = _totals(group, small_threshold=0, window_start_ms=0, commit_ms={})
     assert t.read_amp_files() == pytest.approx(1001.0)
     # 10,000 rows, 1,000 deleted: live bytes 90,000 of 100,000; deletes read 1000 × 1000 × 100 bytes.
     assert t.read_amp_bytes() == pytest.approx((100_000 + 100_000_000) / 90_000)
+
+
+def test_deletes_older_than_every_data_file_are_dangling_and_out_of_the_deleted_rows():
+    """After a rewrite gave the data a new sequence number, the old deletes apply to nothing."""
+    from lakeops.health.compute import _Group, _pair, _totals
+
+    data = [_file(DataFileContent.DATA, 5, path="d5", records=100)]
+    group = _Group(data=data, deletes=[
+        _file(DataFileContent.POSITION_DELETES, 3, records=4),                   # older than d5: dangling
+        _file(DataFileContent.POSITION_DELETES, 4, referenced="gone", records=2),  # names a replaced file
+        _file(DataFileContent.POSITION_DELETES, 7, records=1),                   # applies to d5
+        _file(DataFileContent.EQUALITY_DELETES, 2, records=3),                   # applies to nothing, never dangling
+    ])
+    _pair(group, [])
+    t = _totals(group, small_threshold=0, window_start_ms=0, commit_ms={})
+    assert (t.dangling_delete_files, t.dangling_delete_records) == (2, 6)
+    assert t.read_amp_files() == pytest.approx(2.0)  # d5 and the one applying delete
+    assert t.deleted_rows == 10 - 6

@@ -8,7 +8,7 @@ from pyiceberg.catalog.sql import SqlCatalog
 
 from lakeops.exceptions import ConfigError
 from lakeops.health.compute import compute_health
-from lakeops.health.history import HealthHistory, history_url, open_history
+from lakeops.health.history import _ENGINES, HealthHistory, history_url, open_history
 
 
 @pytest.fixture()
@@ -67,3 +67,19 @@ def test_rest_catalog_needs_a_history_url(make_config):
 def test_bad_health_settings_are_named(make_config, health, message):
     with pytest.raises(ConfigError, match=message):
         make_config({"health": health})
+
+
+def test_a_history_table_without_the_newer_figures_gains_them_and_keeps_its_rows(tmp_path, health_of):
+    import sqlalchemy as sa
+
+    url = f"sqlite:///{tmp_path}/old.db"
+    HealthHistory(url).append(health_of(3_000_000_000_000))
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:  # the table as a release before dangling delete files wrote it
+        for column in ("dangling_delete_files", "dangling_delete_records"):
+            conn.execute(sa.text(f"ALTER TABLE lakeops_health_history DROP COLUMN {column}"))
+    _ENGINES.clear()
+    history = HealthHistory(url)
+    history.append(health_of(3_000_000_060_000))
+    points = history.read("ns.h")
+    assert [(p.data_files, p.dangling_delete_files) for p in points] == [(1, None), (2, 0)]
