@@ -36,8 +36,8 @@ class _Group:
     deletes: list[LiveFile] = field(default_factory=list)
     pairs: int = 0
     pair_bytes: int = 0
-    dangling_files: int = 0
-    dangling_records: int = 0
+    dangling: set[str] = field(default_factory=set)
+    """Paths of the group's delete files that apply to no live data file."""
 
 
 def _applying(delete: LiveFile, data_seqs: list[int], data: list[LiveFile], by_path: dict[str, LiveFile]) -> int:
@@ -65,8 +65,7 @@ def _pair(group: _Group, global_equality: list[LiveFile]) -> None:
         group.pair_bytes += n * delete.size_bytes
         # Equality deletes are never called dangling: a global one applies across partitions.
         if not n and delete.content != DataFileContent.EQUALITY_DELETES and delete not in global_equality:
-            group.dangling_files += 1
-            group.dangling_records += delete.records
+            group.dangling.add(delete.path)
 
 
 @dataclass
@@ -125,10 +124,12 @@ def _totals(group: _Group, small_threshold: int, window_start_ms: int, commit_ms
             t.position_delete_files += 1
         t.delete_records += d.records
         t.delete_bytes += d.size_bytes
-        if commit_ms.get(d.snapshot_id or -1, -1) >= window_start_ms:
+        if d.path in group.dangling:
+            t.dangling_delete_files += 1
+            t.dangling_delete_records += d.records
+        elif commit_ms.get(d.snapshot_id or -1, -1) >= window_start_ms:
             t.recent_delete_files += 1
             t.recent_delete_bytes += d.size_bytes
-    t.dangling_delete_files, t.dangling_delete_records = group.dangling_files, group.dangling_records
     t.deleted_rows = min(t.delete_records - t.dangling_delete_records, t.data_records)
     t.live_bytes = t.data_bytes * (1 - t.deleted_rows / t.data_records) if t.data_records else 0.0
     t.pairs, t.pair_bytes = group.pairs, group.pair_bytes

@@ -49,7 +49,8 @@ class FileFigures:
     read_amp_files: float
     read_amp_bytes: float
     delete_files_added_per_hour: float
-    """Live delete files (of all kinds) committed during the growth window, per hour."""
+    """Live delete files (of all kinds) committed during the growth window, per hour; dangling ones
+    are left out, so the figure falls back once a rewrite applied them."""
     delete_bytes_added_per_hour: float
     dangling_delete_files: int
     """Delete files (included in delete_files) that apply to no live data file."""

@@ -111,17 +111,23 @@ def test_thousand_by_thousand_partition_deletes_is_about_a_thousand():
 
 def test_deletes_older_than_every_data_file_are_dangling_and_out_of_the_deleted_rows():
     """After a rewrite gave the data a new sequence number, the old deletes apply to nothing."""
+    import dataclasses
+
     from lakeops.health.compute import _Group, _pair, _totals
 
-    data = [_file(DataFileContent.DATA, 5, path="d5", records=100)]
-    group = _Group(data=data, deletes=[
-        _file(DataFileContent.POSITION_DELETES, 3, records=4),                   # older than d5: dangling
-        _file(DataFileContent.POSITION_DELETES, 4, referenced="gone", records=2),  # names a replaced file
-        _file(DataFileContent.POSITION_DELETES, 7, records=1),                   # applies to d5
-        _file(DataFileContent.EQUALITY_DELETES, 2, records=3),                   # applies to nothing, never dangling
+    def delete(content, seq, path, records, referenced=None):
+        f = _file(content, seq, path=path, records=records, referenced=referenced)
+        return dataclasses.replace(f, snapshot_id=7)  # committed within the growth window
+
+    group = _Group(data=[_file(DataFileContent.DATA, 5, path="d5", records=100)], deletes=[
+        delete(DataFileContent.POSITION_DELETES, 3, "p3", 4),                      # older than d5: dangling
+        delete(DataFileContent.POSITION_DELETES, 4, "p4", 2, referenced="gone"),   # names a replaced file
+        delete(DataFileContent.POSITION_DELETES, 7, "p7", 1),                      # applies to d5
+        delete(DataFileContent.EQUALITY_DELETES, 2, "e2", 3),                      # applies to nothing, never dangling
     ])
     _pair(group, [])
-    t = _totals(group, small_threshold=0, window_start_ms=0, commit_ms={})
+    t = _totals(group, small_threshold=0, window_start_ms=0, commit_ms={7: 1})
     assert (t.dangling_delete_files, t.dangling_delete_records) == (2, 6)
     assert t.read_amp_files() == pytest.approx(2.0)  # d5 and the one applying delete
     assert t.deleted_rows == 10 - 6
+    assert t.recent_delete_files == 2  # growth counts the applying and the equality delete
