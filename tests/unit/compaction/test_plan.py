@@ -224,14 +224,11 @@ def test_data_rewrites_drop_dangling_deletes_once_the_table_holds_max_dangling_d
     assert [a.options["remove-dangling-deletes"] for a in every_run.actions if a.kind == REWRITE_DATA] == ["true"]
 
 
-def test_without_a_data_rewrite_dangling_deletes_go_by_a_position_delete_rewrite_of_their_partitions():
+def test_without_a_data_rewrite_dangling_deletes_wait_for_the_next_one():
     many_deletes = part(3, delete_files=10, delete_records=10, delete_bytes=10_000)  # rule 4: its own delete rewrite
     plan = plan_table(table(many_deletes, _dangling(1, 60), _dangling(2, 40), part(4)), POLICY, partition_by=PARTITION_BY)
-    [call] = plan.actions
-    assert call.kind == REWRITE_DELETES
-    assert sorted(call.partitions) == ["created_at_day=d1", "created_at_day=d2", "created_at_day=d3"]
-    assert [a.reason.split(":")[0] for a in plan.selected] == ["delete files", "dangling delete files", "dangling delete files"]
-    assert plan.selected[1].expected_delete_files_after == 0
+    assert [(a.kind, a.partition) for a in plan.actions] == [(REWRITE_DELETES, "created_at_day=d3")]
+    assert plan_table(table(_dangling(1, 60), _dangling(2, 40)), POLICY, partition_by=PARTITION_BY).actions == ()
 
 
 def test_policy_refuses_a_negative_dangling_delete_limit():
