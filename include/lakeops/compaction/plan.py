@@ -23,10 +23,10 @@ Delete figures count the delete files a reader applies (lakeops.health.model): d
 fire no rule. A data rewrite gives the new files a new data sequence number, so every delete file
 of a partition it rewrote whole is dangling afterwards (older than every live data file there).
 Once the table holds max_dangling_delete_files of them, the next run with a data rewrite drops
-them all in that call (Iceberg's remove-dangling-deletes). Where files may survive a data rewrite (some are
-already at or above the small-file size), or equality deletes call for the starting sequence
-number, a position-delete rewrite of the partition follows and drops the file-scoped delete files
-left naming replaced files. Data rewrites are binpack, or sort by
+them all in that call (Iceberg's remove-dangling-deletes). Where files may survive a data
+rewrite (some are already at or above the small-file size), or equality deletes call for the
+starting sequence number, a position-delete rewrite of the partition follows and drops the
+file-scoped delete files left naming replaced files. Data rewrites are binpack, or sort by
 the table's zonemap columns when there are any (tight per-file ranges make the zonemaps prune).
 The table's manifests are rewritten when there are more than manifest_rewrite_threshold data
 manifests. Partitions are taken by expected gain (files a full scan stops opening) until the
@@ -72,8 +72,9 @@ def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool 
     size, so Iceberg rewrites exactly the files the planner counted as small (plus those with
     many deletes). use-starting-sequence-number false gives the rewritten files a new sequence
     number, so the replaced files' delete files are dangling afterwards (remove-dangling-deletes,
-    off here, is turned on by the run that drops them: _drop_dangling_deletes); kept true (Iceberg's default) when equality deletes
-    are about, which a newer sequence number would no longer apply to rows they predate."""
+    off here, is turned on by the run that drops them: _drop_dangling_deletes); kept true
+    (Iceberg's default) when equality deletes are about, which a newer sequence number would no
+    longer apply to rows they predate."""
     target = policy.target_file_size_mb * MB
     return {
         "partial-progress.enabled": "true",

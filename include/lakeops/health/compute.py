@@ -64,7 +64,7 @@ def _pair(group: _Group, global_equality: list[LiveFile]) -> None:
         group.pairs += n
         group.pair_bytes += n * delete.size_bytes
         # Equality deletes are never called dangling: a global one applies across partitions.
-        if not n and delete.content != DataFileContent.EQUALITY_DELETES and delete not in global_equality:
+        if not n and delete.content != DataFileContent.EQUALITY_DELETES:
             group.dangling.add(delete.path)
 
 
