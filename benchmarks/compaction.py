@@ -37,7 +37,7 @@ from benchmarks.compaction_meter import Cost, Meter, time_queries
 from benchmarks.compaction_report import plot, report
 from benchmarks.compaction_workload import (BATCH, CRON_ACTION, START, TUNED_CRON_ACTION, Scenario, bench_config,
                                             fresh_copy, parse_scenario, queries)
-from benchmarks.results import results_path
+from benchmarks.results import configure_logging, save
 
 log = logging.getLogger("benchmarks.compaction")
 
@@ -113,9 +113,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     steps = int(args.hours * 60) // 5
     stats = generate_cdc(config.landing_root, START, steps * 5, args.changes_per_minute, seed=args.seed,
                          history_days=args.history_days, history_orders_per_day=args.history_orders_per_day,
-                         order_age_skew=args.skew)
+                         order_age_skew=args.skew, rate_profile=args.rate_profile,
+                         rate_block_minutes=args.rate_block_minutes)
     print(f"landed {stats.snapshot_rows['orders']:,} snapshot orders and {steps * 5} minutes of CDC "
-          f"({args.changes_per_minute} changes a minute: {stats.changes['orders']})", flush=True)
+          f"({args.changes_per_minute} changes a minute x {args.rate_profile or 1}: {stats.changes['orders']})", flush=True)
     spark = build_session(config, "lakeops compaction benchmark", master="local[2]")
     spark.sparkContext.setLogLevel("ERROR")
     meter = Meter(spark)
@@ -200,11 +201,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _multipliers(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(m) for m in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give comma-separated multipliers, e.g. 0.25,3,1") from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hours", type=float, default=3.0, help="simulated hours of stream (at least 2 for the README)")
     parser.add_argument("--changes-per-minute", type=int, default=26,
                         help="CDC changes a minute (orders about 60%%: about 10,000 new orders a day, as in the history)")
+    parser.add_argument("--rate-profile", type=_multipliers, default=(),
+                        help="vary the rate: multipliers of --changes-per-minute, one per block, cycling, e.g. 0.25,3,1")
+    parser.add_argument("--rate-block-minutes", type=int, default=60, help="simulated minutes of one --rate-profile block")
     parser.add_argument("--history-days", type=int, default=60)
     parser.add_argument("--history-orders-per-day", type=int, default=10000)
     parser.add_argument("--skew", type=float, default=2.0, help="Zipf exponent on the changed order's age in days")
@@ -216,12 +227,9 @@ def main() -> None:
     parser.add_argument("--health", help="JSON health thresholds of the tables (default: the shipped defaults)")
     parser.add_argument("--name", default="compaction", help="results file name under benchmarks/results/")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging()
     result = run(args)
-    text = report(result)
-    print(text)
-    results_path(args.name, ".md").write_text(text)
-    results_path(args.name, ".json").write_text(json.dumps(result, indent=1))
+    save(args.name, report(result), result)
     plot(result, args.name)
 
 

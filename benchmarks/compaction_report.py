@@ -70,8 +70,8 @@ def report(result: dict[str, Any]) -> str:
              for q in QUERIES}
     return (
         f"{args['hours']:g} simulated hours; `orders` partitioned by day(created_at): an initial snapshot of "
-        f"{result['snapshot_orders']:,} orders over {args['history_days']} days, then {args['changes_per_minute']} CDC "
-        f"changes a minute ({result['changes']}), order updates and deletes skewed to recent days (Zipf exponent "
+        f"{result['snapshot_orders']:,} orders over {args['history_days']} days, then {_rate(args)} "
+        f"({result['changes']}), order updates and deletes skewed to recent days (Zipf exponent "
         f"{args['skew']} on the age in days), applied every 5 minutes by the CDC ingest job. {result['rows']:,} live "
         f"orders at the end; every table holds them all: {'yes' if result['keys_match'] else 'NO'}; identical rows: "
         f"{'yes' if result['same_rows'] else 'NO'}. Measured every {args['measure_every']} simulated minutes "
@@ -80,6 +80,15 @@ def report(result: dict[str, Any]) -> str:
         f"hours in {fresh['recent']['wall_s']:.3f} s ({fresh['recent']['cpu_s']:.3f} CPU s), medians. "
         f"Run took {result['duration_s'] / 60:.0f} min, load average {load['min']:.1f} to {load['max']:.1f} "
         f"(median {load['median']:.1f}) on 2 cores.\n\n{table}\n")
+
+
+def _rate(args: dict[str, Any]) -> str:
+    profile = args.get("rate_profile") or []
+    if not profile:
+        return f"{args['changes_per_minute']} CDC changes a minute"
+    rates = ", ".join(f"{round(args['changes_per_minute'] * m)}" for m in profile)
+    return (f"a CDC stream whose rate changes every {args['rate_block_minutes']} minutes, cycling through {rates} "
+            f"changes a minute ({args['changes_per_minute']} x {', '.join(f'{m:g}' for m in profile)})")
 
 
 def plot(result: dict[str, Any], out_name: str = "compaction") -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from pathlib import Path
+from typing import Any
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -17,3 +20,14 @@ def markdown_table(headers: list[str], rows: list[list[object]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if i else "---" for i in range(len(headers))) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def save(name: str, text: str, result: dict[str, Any]) -> None:
+    """Print a benchmark's report and keep it with its figures: <name>.md and <name>.json."""
+    print(text)
+    results_path(name, ".md").write_text(text)
+    results_path(name, ".json").write_text(json.dumps(result, indent=1))
+
+
+def configure_logging() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

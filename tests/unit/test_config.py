@@ -75,6 +75,7 @@ def test_table_defaults(make_config):
         "manifest_rewrite_threshold": 100,
         "max_concurrent_file_group_rewrites": 2,
         "max_commits_per_call": 3,
+        "partial_progress": "on_conflict",
         "max_file_amplification": 1.5,
         "max_dangling_delete_files": 100,
     }
@@ -487,6 +488,7 @@ def test_max_snapshot_age_below_one_hour_is_rejected(make_config):
         ({"min_small_files": 0}, "compaction.min_small_files: 0 must be at least 1"),
         ({"max_bytes_per_run_mb": 0}, "compaction.max_bytes_per_run_mb: 0 must be at least 1"),
         ({"max_commits_per_call": 0}, "compaction.max_commits_per_call: 0 must be at least 1"),
+        ({"partial_progress": "never"}, "compaction.partial_progress: 'never' is not one of on_conflict, always; "),
         ({"max_file_amplification": 1.0}, r"compaction.max_file_amplification: 1.0 must be above 1.0 \(1.0 is a freshly"),
     ],
 )

@@ -4,7 +4,8 @@ Each call of an Iceberg procedure pays a fixed price whatever it rewrites: plann
 the table's manifests), Spark job set-up per file group, and commits that rewrite the table
 metadata. Partitions that get the same rewrite with the same options therefore go into one call
 whose `where` ORs their predicates; Iceberg still plans one file group per partition, and with
-partial progress a group that conflicts with a concurrent writer is left out alone.
+partial progress (on for the retries after a conflict) a group that conflicts with a concurrent
+writer is left out alone.
 
 Calls run data rewrites first, then position-delete rewrites (the clean-up of a data rewrite must
 follow it), then the manifest rewrite.
@@ -21,7 +22,8 @@ _ORDER = {REWRITE_DATA: 0, REWRITE_DELETES: 1, REWRITE_MANIFESTS: 2}
 
 
 def _call_key(action: CompactionAction) -> tuple[Any, ...]:
-    return (action.kind, action.strategy, action.sort_order, tuple(sorted(action.options.items())))
+    return (action.kind, action.strategy, action.sort_order, tuple(sorted(action.options.items())),
+            tuple(sorted(action.retry_options.items())))
 
 
 def merge_group(actions: list[CompactionAction]) -> CompactionAction:

@@ -29,6 +29,10 @@ class CompactionAction:
     expected_delete_files_after: int = 0
     expected_read_amp_after: float = 1.0
     options: dict[str, str] = field(default_factory=dict)
+    """The procedure's options on the first attempt."""
+    retry_options: dict[str, str] = field(default_factory=dict)
+    """The options of the attempts after a conflicting commit (the first attempt's with partial progress on);
+    empty: the same as `options`."""
     partitions: tuple[str, ...] = ()
     """The partition paths a call over several partitions covers (empty for a single partition)."""
 

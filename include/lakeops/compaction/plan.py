@@ -51,9 +51,11 @@ from lakeops.health.layout import compacted_files, excess_files, over_file_ampli
 from lakeops.health.model import PartitionHealth, TableHealth
 
 __all__ = ["REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction", "CompactionPlan",
-           "data_rewrite_options", "plan_compaction", "plan_table"]
+           "attempt_options", "data_rewrite_options", "plan_compaction", "plan_table"]
 
 MB = 1024 * 1024
+DELETE_REWRITE_OPTIONS = {"rewrite-all": "true"}
+"""rewrite_position_delete_files of the planned partitions whatever their delete files' count and size."""
 SORT_COLUMNS_MAX = 3  # z-ordering on more columns spreads each one's ranges too thin to prune
 
 
@@ -64,8 +66,18 @@ def _sort_order(sort_columns: tuple[str, ...]) -> str | None:
     return columns[0] if len(columns) == 1 else f"zorder({', '.join(columns)})"
 
 
+def attempt_options(options: dict[str, str], policy: CompactionPolicy) -> tuple[dict[str, str], dict[str, str]]:
+    """(first attempt's options, the retries' options) of a rewrite call: the retries after a
+    conflicting commit use Iceberg's partial progress (the call's file groups committed in up to
+    max_commits_per_call commits, a conflicting one left out alone); the first attempt too when
+    the policy's partial_progress is "always" (see CompactionPolicy.partial_progress)."""
+    retry = {**options, "partial-progress.enabled": "true",
+             "partial-progress.max-commits": str(policy.max_commits_per_call)}
+    return (dict(retry) if policy.partial_progress == "always" else dict(options)), retry
+
+
 def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool = True) -> dict[str, str]:
-    """Options of Iceberg's rewrite_data_files, from the policy.
+    """Options of Iceberg's rewrite_data_files, from the policy (partial progress: attempt_options).
 
     min-input-files 1: the planner already chose the partitions, Iceberg's own group filter (5
     files by default) must not drop one of them. min-file-size-bytes is the policy's small-file
@@ -77,8 +89,6 @@ def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool 
     longer apply to rows they predate."""
     target = policy.target_file_size_mb * MB
     return {
-        "partial-progress.enabled": "true",
-        "partial-progress.max-commits": str(policy.max_commits_per_call),
         "max-concurrent-file-group-rewrites": str(policy.max_concurrent_file_group_rewrites),
         "target-file-size-bytes": str(target),
         "min-file-size-bytes": str(int(target * policy.small_file_fraction)),
@@ -142,26 +152,29 @@ def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolic
     if kind == REWRITE_DELETES:
         # File-scoped deletes merge into at most one delete file per data file they touch; dangling ones go.
         after = min(p.applied_delete_files, p.data_files)
+        options, retry_options = attempt_options(DELETE_REWRITE_OPTIONS, policy)
         return CompactionAction(
             kind, p.partition, where, reason, input_files=0, input_delete_files=p.delete_files,
             input_bytes=p.delete_bytes, expected_files_after=0, expected_delete_files_after=after,
-            expected_read_amp_after=(p.data_files + after) / p.data_files if p.data_files else 1.0)
+            expected_read_amp_after=(p.data_files + after) / p.data_files if p.data_files else 1.0,
+            options=options, retry_options=retry_options)
     sort_order = _sort_order(sort_columns)
+    options, retry_options = attempt_options(data_rewrite_options(policy, new_sequence_number=not p.equality_delete_files),
+                                             policy)
     return CompactionAction(
         kind, p.partition, where, reason, strategy="sort" if sort_order else "binpack", sort_order=sort_order,
         input_files=p.data_files, input_delete_files=p.delete_files, input_bytes=p.data_bytes + p.delete_bytes,
         expected_files_after=compacted_files(p, target), expected_delete_files_after=0, expected_read_amp_after=1.0,
-        options=data_rewrite_options(policy, new_sequence_number=not p.equality_delete_files))
+        options=options, retry_options=retry_options)
 
 
 def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chosen: set[str],
                            partition_by: tuple[str, ...], sort_columns: tuple[str, ...]) -> list[CompactionAction]:
     """When a full scan of the table opens max_file_amplification times the files of a compacted
     copy, and at least min_fragment_files (Amoro's 12) more: data rewrites of every partition a
-    rewrite would shrink, most files saved first (the byte budget defers the rest). A call's
-    planning and commits cost far more than one more partition in it, so a run folds all it can
-    and the next one is as far off as the ingest allows. Partitions in `chosen` are rewritten by
-    their own rule already."""
+    rewrite would shrink, most files saved first (the byte budget defers the rest): a run folds
+    all it can, so the next one is as far off as the ingest allows. Partitions in `chosen` are
+    rewritten by their own rule already."""
     if policy.max_file_amplification is None:
         return []
     target = policy.target_file_size_mb * MB
@@ -184,15 +197,17 @@ def _needs_cleanup(p: PartitionHealth) -> bool:
     return bool(p.delete_files) and (p.data_files > p.small_files or bool(p.equality_delete_files))
 
 
-def _dangling_cleanup(data: CompactionAction) -> CompactionAction:
+def _dangling_cleanup(data: CompactionAction, policy: CompactionPolicy) -> CompactionAction:
     """After a data rewrite applied a partition's deletes, file-scoped position delete files may
     still name the replaced data files where the sequence-number test cannot tell they are
     dangling (see _needs_cleanup). Rewriting the partition's delete files drops every entry whose
     data file is gone. Its bytes are already in the data action's."""
+    options, retry_options = attempt_options(DELETE_REWRITE_OPTIONS, policy)
     return CompactionAction(
         REWRITE_DELETES, data.partition, data.where,
         f"clean-up after the data rewrite: drop the {data.input_delete_files} delete files it left dangling",
-        input_delete_files=data.input_delete_files, expected_delete_files_after=0)
+        input_delete_files=data.input_delete_files, expected_delete_files_after=0,
+        options=options, retry_options=retry_options)
 
 
 def _drop_dangling_deletes(metrics: TableHealth, policy: CompactionPolicy,
@@ -205,7 +220,8 @@ def _drop_dangling_deletes(metrics: TableHealth, policy: CompactionPolicy,
     max_dangling_delete_files plus one run's."""
     if metrics.dangling_delete_files < policy.max_dangling_delete_files:
         return selected
-    return [dataclasses.replace(a, options={**a.options, "remove-dangling-deletes": "true"})
+    drop = {"remove-dangling-deletes": "true"}
+    return [dataclasses.replace(a, options={**a.options, **drop}, retry_options={**a.retry_options, **drop})
             if a.kind == REWRITE_DATA else a for a in selected]
 
 
@@ -235,7 +251,7 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: 
             selected.append(action)
             spent += action.input_bytes
             if action.kind == REWRITE_DATA and _needs_cleanup(by_partition[action.partition]):
-                selected.append(_dangling_cleanup(action))
+                selected.append(_dangling_cleanup(action, policy))
         else:
             deferred.append(action)
     selected = _drop_dangling_deletes(metrics, policy, selected)

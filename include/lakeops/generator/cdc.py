@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -116,6 +117,8 @@ def generate_cdc(
     history_days: int = 0,
     history_orders_per_day: int = 0,
     order_age_skew: float = 0.0,
+    rate_profile: Sequence[float] = (),
+    rate_block_minutes: int = 60,
 ) -> CdcStats:
     """Land one file per table per minute from `start` (UTC, aware) on.
 
@@ -123,18 +126,27 @@ def generate_cdc(
     orders of the history_days days before it (history_orders_per_day a day) and their users.
     order_age_skew > 0 makes order updates and deletes favour recent orders: the order's day is
     drawn with weight (age in days + 1) ** -order_age_skew (lakeops.generator.recency), so new
-    and recent orders change most, as in a shop; 0 picks any live order alike."""
+    and recent orders change most, as in a shop; 0 picks any live order alike.
+
+    rate_profile makes the rate vary: consecutive blocks of rate_block_minutes minutes get
+    changes_per_minute x rate_profile[0], [1], ... in turn (cycling), e.g. (0.25, 3, 1) for a quiet
+    hour, a busy one and an average one; empty keeps changes_per_minute throughout."""
     if order_age_skew < 0:
         raise ValueError(f"order_age_skew={order_age_skew} must be 0 (uniform) or positive, e.g. 1.5")
+    if any(not m >= 0 for m in rate_profile) or rate_block_minutes < 1:
+        raise ValueError(f"rate_profile={tuple(rate_profile)} needs multipliers of 0 or more and rate_block_minutes="
+                         f"{rate_block_minutes} at least 1, e.g. (0.25, 3, 1) in blocks of 60 minutes")
     source = _CdcSource(seed)
     stats = CdcStats()
     orders_by_day = KeysByDay()
     if history_days:
         _land_history(root, source, stats, start, history_days, history_orders_per_day, orders_by_day)
-    for arrival in arrival_minutes(start, minutes, changes_per_minute):
+    for minute, arrival in enumerate(arrival_minutes(start, minutes, changes_per_minute)):
         lines: dict[str, list[str]] = {table: [] for table in CDC_STREAMS}
-        for i in range(changes_per_minute):
-            moment = arrival + timedelta(seconds=60 * i / changes_per_minute)
+        rate = (round(changes_per_minute * rate_profile[minute // rate_block_minutes % len(rate_profile)])
+                if rate_profile else changes_per_minute)
+        for i in range(rate):
+            moment = arrival + timedelta(seconds=60 * i / rate)
             table = "users" if source.rng.random() < 0.4 else "orders"
             live = stats.live[table]
             roll = source.rng.random()

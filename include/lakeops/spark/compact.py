@@ -2,12 +2,12 @@
 nothing: which partitions, which rewrite and which options come from lakeops.compaction.plan.
 
 Conflicts with concurrent writers (a CDC MERGE adding deletes to a file being rewritten) are
-expected. With partial progress on, Iceberg commits file groups separately and a group whose
-commit conflicts is left out and counted in `failed_data_files_count`; the action is then retried
-(Iceberg plans again on the new state) up to `attempts` times, and whatever still failed is
-reported in the result. A procedure that fails as a whole on a conflict is retried the same way
-and reported `failed` with the error when attempts run out. Nothing is silently lost: Iceberg
-refuses every conflicting commit, so a delete is never dropped.
+expected. A procedure that fails as a whole on a conflict (one commit, no partial progress) is
+retried with the action's retry options, which turn partial progress on: Iceberg plans again on
+the new state and commits file groups separately, so a group whose commit conflicts again is left
+out and counted in `failed_data_files_count`. Attempts go on up to `attempts`; whatever still
+failed is reported in the result (`partial`, or `failed` with the error). Nothing is silently
+lost: Iceberg refuses every conflicting commit, so a delete is never dropped.
 """
 
 from __future__ import annotations
@@ -56,21 +56,24 @@ def _options_map(options: dict[str, str]) -> str:
     return "map(" + ", ".join(f"{_quote(k)}, {_quote(v)}" for k, v in sorted(options.items())) + ")"
 
 
-def procedure_sql(catalog: str, table: str, action: CompactionAction) -> str:
-    """The CALL statement of one action (table is catalog.namespace.name)."""
+def procedure_sql(catalog: str, table: str, action: CompactionAction, *, retry: bool = False) -> str:
+    """The CALL statement of one action (table is catalog.namespace.name); `retry`: of an attempt
+    after a conflicting commit (the action's retry options)."""
     args = [f"table => {_quote(table)}"]
+    options = action.retry_options if retry and action.retry_options else action.options
     if action.kind == REWRITE_DATA:
         args.append(f"strategy => {_quote(action.strategy or 'binpack')}")
         if action.sort_order:
             args.append(f"sort_order => {_quote(action.sort_order)}")
-        if action.options:
-            args.append(f"options => {_options_map(action.options)}")
+        if options:
+            args.append(f"options => {_options_map(options)}")
         if action.where:
             args.append(f"where => {_quote(action.where)}")
     elif action.kind == REWRITE_DELETES:
         if action.where:
             args.append(f"where => {_quote(action.where)}")
-        args.append(f"options => {_options_map({'partial-progress.enabled': 'true', 'rewrite-all': 'true'})}")
+        if options:
+            args.append(f"options => {_options_map(options)}")
     elif action.kind != REWRITE_MANIFESTS:
         raise ValueError(f"unknown compaction action kind {action.kind!r}")
     return f"CALL {catalog}.system.{action.kind}({', '.join(args)})"
@@ -83,14 +86,15 @@ def _is_conflict(text: str) -> bool:
 def run_action(spark: SparkSession, catalog: str, table: str, action: CompactionAction,
                attempts: int = DEFAULT_ATTEMPTS) -> ActionResult:
     result = ActionResult(action.kind, action.partition, list(action.partitions or ([action.partition] if action.partition else [])))
-    sql = procedure_sql(catalog, table, action)
     started = time.monotonic()
     for attempt in range(1, attempts + 1):
         result.attempts = attempt
+        retry = attempt > 1  # attempts after the first follow a conflict
         spark.sparkContext.setJobDescription(f"lakeops compact {table} {action.partition or '(table)'}: {action.kind} attempt {attempt}")
-        log.info("compaction of %s %s: %s (attempt %d of %d)", table, action.partition or "(table)", action.kind, attempt, attempts)
+        log.info("compaction of %s %s: %s (attempt %d of %d%s)", table, action.partition or "(table)", action.kind, attempt,
+                 attempts, ", retry options" if retry and action.retry_options else "")
         try:
-            row = spark.sql(sql).first()
+            row = spark.sql(procedure_sql(catalog, table, action, retry=retry)).first()
         except Exception as e:  # py4j/Spark wrap the Java exception; its class and message are in str(e)
             text = str(e).splitlines()[0][:400]
             if not _is_conflict(str(e)):

@@ -55,12 +55,25 @@ def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partit
     assert action.input_files == 4 and action.input_delete_files == 3 and action.input_bytes == 403 * MB
     assert action.expected_files_after == 3  # 280 MB live / 128 MB target
     assert action.expected_files_saved == 4
-    assert action.options["partial-progress.enabled"] == "true"
+    assert "partial-progress.enabled" not in action.options  # one commit first: partial_progress on_conflict
+    assert action.retry_options == {**action.options, "partial-progress.enabled": "true", "partial-progress.max-commits": "3"}
     assert action.options["delete-file-threshold"] == "10"
     assert action.options["target-file-size-bytes"] == str(128 * MB)
     assert action.options["max-concurrent-file-group-rewrites"] == "2"
     assert (cleanup.kind, cleanup.partition, cleanup.where) == (REWRITE_DELETES, action.partition, action.where)
     assert cleanup.input_bytes == 0 and cleanup.input_delete_files == 3 and cleanup.expected_delete_files_after == 0
+    assert cleanup.options == {"rewrite-all": "true"}
+    assert cleanup.retry_options == {"rewrite-all": "true", "partial-progress.enabled": "true", "partial-progress.max-commits": "3"}
+
+
+def test_partial_progress_always_uses_it_from_the_first_attempt():
+    deleted = part(2, delete_files=3, delete_records=120_000, delete_bytes=3 * MB)
+    policy = dataclasses.replace(POLICY, partial_progress="always", max_commits_per_call=5)
+    [action, cleanup] = plan_compaction(table(part(1), deleted), policy, partition_by=PARTITION_BY)
+
+    for a in (action, cleanup):
+        assert a.options == a.retry_options
+        assert (a.options["partial-progress.enabled"], a.options["partial-progress.max-commits"]) == ("true", "5")
 
 
 def test_amoro_fragments_trigger_at_twelve_files_under_target_over_eight():
@@ -164,7 +177,7 @@ def test_file_amplification_folds_every_partition_a_rewrite_shrinks_in_one_call(
     [call] = plan.actions
     assert call.kind == REWRITE_DATA and call.partitions == ("created_at_day=d10", "created_at_day=d9", "created_at_day=d3")
     assert call.options["min-input-files"] == "1" and call.options["use-starting-sequence-number"] == "false"
-    assert call.options["partial-progress.max-commits"] == "3"
+    assert call.retry_options["partial-progress.max-commits"] == "3"
     assert call.expected_files_after == 3
 
 

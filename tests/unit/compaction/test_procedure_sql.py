@@ -22,9 +22,25 @@ def test_data_rewrite_call_scopes_the_partition_and_passes_the_options():
         "where => '(created_at >= TIMESTAMP \\'2026-11-21 00:00:00\\' AND created_at < TIMESTAMP \\'2026-11-22 00:00:00\\')')")
 
 
+def test_a_retry_after_a_conflict_uses_the_retry_options():
+    action = CompactionAction(REWRITE_DATA, "p", None, "why", strategy="binpack", options={"min-input-files": "1"},
+                              retry_options={"min-input-files": "1", "partial-progress.enabled": "true"})
+    assert procedure_sql("c", "c.n.t", action) == (
+        "CALL c.system.rewrite_data_files(table => 'c.n.t', strategy => 'binpack', options => map('min-input-files', '1'))")
+    assert procedure_sql("c", "c.n.t", action, retry=True) == (
+        "CALL c.system.rewrite_data_files(table => 'c.n.t', strategy => 'binpack', "
+        "options => map('min-input-files', '1', 'partial-progress.enabled', 'true'))")
+    no_retry_options = CompactionAction(REWRITE_DATA, "p", None, "why", strategy="binpack", options={"a": "b"})
+    assert procedure_sql("c", "c.n.t", no_retry_options, retry=True) == procedure_sql("c", "c.n.t", no_retry_options)
+
+
 def test_delete_and_manifest_rewrites():
-    deletes = CompactionAction(REWRITE_DELETES, "p", "system.bucket(8, user_id) = 3", "why")
+    deletes = CompactionAction(REWRITE_DELETES, "p", "system.bucket(8, user_id) = 3", "why", options={"rewrite-all": "true"},
+                               retry_options={"rewrite-all": "true", "partial-progress.enabled": "true"})
     assert procedure_sql("c", "c.n.users", deletes) == (
+        "CALL c.system.rewrite_position_delete_files(table => 'c.n.users', where => 'system.bucket(8, user_id) = 3', "
+        "options => map('rewrite-all', 'true'))")
+    assert procedure_sql("c", "c.n.users", deletes, retry=True) == (
         "CALL c.system.rewrite_position_delete_files(table => 'c.n.users', where => 'system.bucket(8, user_id) = 3', "
         "options => map('partial-progress.enabled', 'true', 'rewrite-all', 'true'))")
     assert procedure_sql("c", "c.n.users", CompactionAction(REWRITE_MANIFESTS, "", None, "why")) == (
@@ -33,6 +49,7 @@ def test_delete_and_manifest_rewrites():
 
 def test_plan_survives_the_json_hand_over():
     plan = CompactionPlan("lakeops.orders", (CompactionAction(REWRITE_DATA, "p", WHERE, "why", strategy="binpack",
-                                                               input_files=3, options={"a": "b"}),),
+                                                               input_files=3, options={"a": "b"},
+                                                               retry_options={"a": "b", "c": "d"}),),
                           (CompactionAction(REWRITE_DELETES, "q", None, "budget"),), 1024)
     assert plan_from_json(json.dumps(plan.as_dict())) == plan

@@ -249,3 +249,20 @@ def test_skewed_runs_are_deterministic(tmp_path):
 def test_bad_history_or_skew_is_rejected(tmp_path, kwargs, message):
     with pytest.raises(ValueError, match=message):
         generate_cdc(str(tmp_path), START, 1, 1, **kwargs)
+
+
+def test_a_rate_profile_varies_the_changes_a_minute_block_by_block(tmp_path):
+    stats = generate_cdc(str(tmp_path), START, 6, 10, seed=3, rate_profile=(2, 0, 0.5), rate_block_minutes=2)
+    per_minute: dict[str, int] = {}
+    for path in tmp_path.rglob("*.jsonl"):  # users-20261121T1000.jsonl, orders-20261121T1000.jsonl
+        minute = path.stem.split("-", 1)[1]
+        per_minute[minute] = per_minute.get(minute, 0) + len(path.read_text().splitlines())
+
+    assert sorted(per_minute.values()) == [5, 5, 20, 20]  # minutes 0-1 at 2x, 2-3 at 0x (nothing lands), 4-5 at 0.5x
+    assert sum(sum(ops.values()) for ops in stats.changes.values()) == 50
+
+
+@pytest.mark.parametrize(("profile", "block"), [((1, -0.5), 60), ((1,), 0)])
+def test_a_bad_rate_profile_is_refused(tmp_path, profile, block):
+    with pytest.raises(ValueError, match=r"rate_profile=.* needs multipliers of 0 or more and rate_block_minutes"):
+        generate_cdc(str(tmp_path), START, 3, 10, rate_profile=profile, rate_block_minutes=block)

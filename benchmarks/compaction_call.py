@@ -1,0 +1,137 @@
+"""What one rewrite_data_files call costs, by its options, on identical table states.
+
+The compaction benchmark's `orders` table (benchmarks/compaction_workload.py) after `--intervals`
+CDC intervals; the planner's call for it (the partitions the threshold run would rewrite) is run
+with each variant of options, the table set back to the same snapshot before every run, variants
+taken round-robin `--repeats` times (median JVM CPU seconds and wall time):
+
+* one_commit: the planner's first attempt (no partial progress: partial_progress on_conflict);
+* pp_one_commit: partial progress on, max-commits 1 (the same single commit);
+* pp_3_commits: partial progress on, max-commits 3 (partial_progress always, the shipped default
+  of max_commits_per_call);
+* pp_commit_per_group: partial progress on, one commit per file group;
+* top_1, top_4, top_8: the first call over the 1, 4 and 8 partitions that save the most files
+  (what a call costs apart from its partitions);
+* tuned_cron: the compaction benchmark's tuned cron (whole table, min-input-files 2).
+
+    make bench-compaction_call
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shutil
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks.compaction_meter import Cost, Meter
+from benchmarks.compaction_workload import BATCH, START, TUNED_CRON_ACTION, Scenario, bench_config
+from benchmarks.results import configure_logging, markdown_table, save
+
+TABLE = "orders_call"
+
+
+def _variants(plan) -> dict[str, Any]:
+    from lakeops.compaction.calls import merge_group
+
+    [call] = plan.actions
+    retry = call.retry_options
+
+    def with_options(options: dict[str, str]):
+        return dataclasses.replace(call, options=options, retry_options={})
+
+    by_gain = sorted(plan.selected, key=lambda a: -a.expected_files_saved)
+    return {
+        "one_commit": call,
+        "pp_one_commit": with_options({**retry, "partial-progress.max-commits": "1"}),
+        "pp_3_commits": with_options({**retry, "partial-progress.max-commits": "3"}),
+        "pp_commit_per_group": with_options({**retry, "partial-progress.max-commits": str(len(plan.selected))}),
+        **{f"top_{k}": merge_group(by_gain[:k]) for k in (1, 4, 8) if k < len(by_gain)},
+        "tuned_cron": TUNED_CRON_ACTION,
+    }
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from lakeops.catalog import load_catalog
+    from lakeops.compaction.plan import plan_table
+    from lakeops.generator import generate_cdc
+    from lakeops.health.compute import compute_health
+    from lakeops.ingest.plan import plan_ingest
+    from lakeops.spark.compact import run_action
+    from lakeops.spark.ingest_cdc import run_cdc_ingest
+    from lakeops.spark.session import build_session
+
+    work = Path(tempfile.mkdtemp(prefix="lakeops-bench-compaction-call-"))
+    config = bench_config(work, [Scenario("call", "threshold")], {}, {})
+    generate_cdc(config.landing_root, START, args.intervals * 5, args.changes_per_minute, seed=args.seed,
+                 history_days=60, history_orders_per_day=10000, order_age_skew=2.0)
+    spark = build_session(config, "lakeops compaction call benchmark", master="local[2]")
+    spark.sparkContext.setLogLevel("ERROR")
+    meter = Meter(spark)
+    table, catalog_name = config.qualified(TABLE), config.catalog.name
+    for step in range(-1, args.intervals):  # the initial snapshot, then the stream
+        start = START + step * BATCH
+        run_cdc_ingest(spark, config, TABLE, plan_ingest(config, TABLE, start, start + BATCH))
+    spec = config.table(TABLE)
+    loaded = load_catalog(config.catalog).load_table(config.identifier(TABLE))
+    health = compute_health(loaded, spec.compaction)
+    plan = plan_table(health, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns)
+    variants = _variants(plan)
+    snapshot_id = loaded.current_snapshot().snapshot_id
+    print(f"{health.data_files} data files, {health.delete_files} delete files; the call covers "
+          f"{len(plan.selected)} partitions; variants: {', '.join(variants)}", flush=True)
+
+    def reset() -> None:
+        spark.sql(f"CALL {catalog_name}.system.set_current_snapshot(table => '{table}', snapshot_id => {snapshot_id})").collect()
+
+    for _ in range(2):  # JIT warm-up, not measured
+        reset()
+        run_action(spark, catalog_name, table, plan.actions[0])
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+    for repeat in range(args.repeats):
+        for name, action in variants.items():
+            reset()
+            cost = Cost()
+            with meter.measure(cost):
+                outcome = run_action(spark, catalog_name, table, action)
+            runs[name].append({"cpu_s": cost.jvm_cpu_s, "wall_s": round(cost.wall_s, 3), "status": outcome.status,
+                               "rewritten_files": outcome.outputs.get("rewritten_data_files_count", 0)})
+        print(f"repeat {repeat + 1} of {args.repeats} done", flush=True)
+    spark.stop()
+    shutil.rmtree(work, ignore_errors=True)
+    return {"args": vars(args), "data_files": health.data_files, "delete_files": health.delete_files,
+            "partitions": len(plan.selected), "runs": runs}
+
+
+def report(result: dict[str, Any]) -> str:
+    rows = []
+    for name, runs in result["runs"].items():
+        rows.append([name, runs[0]["rewritten_files"], f"{statistics.median(r['cpu_s'] for r in runs):.2f}",
+                     f"{statistics.median(r['wall_s'] for r in runs):.2f}", " ".join(f"{r['cpu_s']:.2f}" for r in runs),
+                     ",".join(sorted({r["status"] for r in runs}))])
+    return (f"One rewrite call on the compaction benchmark's `orders` table after {result['args']['intervals']} CDC "
+            f"intervals ({result['data_files']} data files, {result['delete_files']} delete files; the planner's call "
+            f"covers {result['partitions']} partitions), the table set back to the same snapshot before every run; "
+            f"{result['args']['repeats']} runs of each, round-robin.\n\n"
+            + markdown_table(["variant", "files rewritten", "JVM CPU s (median)", "wall s (median)", "every run, CPU s",
+                              "status"], rows) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--intervals", type=int, default=3, help="5-minute CDC intervals before the call")
+    parser.add_argument("--changes-per-minute", type=int, default=26)
+    parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--name", default="compaction_call", help="results file name under benchmarks/results/")
+    args = parser.parse_args()
+    configure_logging()
+    result = run(args)
+    save(args.name, report(result), result)
+
+
+if __name__ == "__main__":
+    main()
