@@ -3,9 +3,12 @@
 The compaction benchmark's `orders` table (benchmarks/compaction_workload.py) after `--intervals`
 CDC intervals; the planner's call for it (the partitions the threshold run would rewrite) is run
 with each variant of options, the table set back to the same snapshot before every run, variants
-taken round-robin `--repeats` times (median JVM CPU seconds and wall time):
+taken round-robin `--repeats` times after `--warm-up` unmeasured rounds (median JVM CPU seconds
+and wall time):
 
 * one_commit: the planner's first attempt (no partial progress: partial_progress on_conflict);
+* one_commit_2_groups_at_once, one_commit_5_groups_at_once: the same with
+  max-concurrent-file-group-rewrites 2 and 5 (Iceberg's default);
 * pp_one_commit: partial progress on, max-commits 1 (the same single commit);
 * pp_3_commits: partial progress on, max-commits 3 (partial_progress always, the shipped default
   of max_commits_per_call);
@@ -46,6 +49,8 @@ def _variants(plan) -> dict[str, Any]:
     by_gain = sorted(plan.selected, key=lambda a: -a.expected_files_saved)
     return {
         "one_commit": call,
+        "one_commit_2_groups_at_once": with_options({**call.options, "max-concurrent-file-group-rewrites": "2"}),
+        "one_commit_5_groups_at_once": with_options({**call.options, "max-concurrent-file-group-rewrites": "5"}),
         "pp_one_commit": with_options({**retry, "partial-progress.max-commits": "1"}),
         "pp_3_commits": with_options({**retry, "partial-progress.max-commits": "3"}),
         "pp_commit_per_group": with_options({**retry, "partial-progress.max-commits": str(len(plan.selected))}),
@@ -87,9 +92,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     def reset() -> None:
         spark.sql(f"CALL {catalog_name}.system.set_current_snapshot(table => '{table}', snapshot_id => {snapshot_id})").collect()
 
-    for _ in range(2):  # JIT warm-up, not measured
-        reset()
-        run_action(spark, catalog_name, table, plan.actions[0])
+    for _ in range(args.warm_up):  # the JVM keeps compiling for a while: every variant runs unmeasured first
+        for action in variants.values():
+            reset()
+            run_action(spark, catalog_name, table, action)
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for repeat in range(args.repeats):
         for name, action in variants.items():
@@ -115,7 +121,7 @@ def report(result: dict[str, Any]) -> str:
     return (f"One rewrite call on the compaction benchmark's `orders` table after {result['args']['intervals']} CDC "
             f"intervals ({result['data_files']} data files, {result['delete_files']} delete files; the planner's call "
             f"covers {result['partitions']} partitions), the table set back to the same snapshot before every run; "
-            f"{result['args']['repeats']} runs of each, round-robin.\n\n"
+            f"{result['args']['warm_up']} unmeasured rounds, then {result['args']['repeats']} runs of each, round-robin.\n\n"
             + markdown_table(["variant", "files rewritten", "JVM CPU s (median)", "wall s (median)", "every run, CPU s",
                               "status"], rows) + "\n")
 
@@ -125,7 +131,8 @@ def main() -> None:
     parser.add_argument("--intervals", type=int, default=3, help="5-minute CDC intervals before the call")
     parser.add_argument("--changes-per-minute", type=int, default=26)
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--warm-up", type=int, default=2, help="unmeasured rounds over every variant first")
     parser.add_argument("--name", default="compaction_call", help="results file name under benchmarks/results/")
     args = parser.parse_args()
     configure_logging()
