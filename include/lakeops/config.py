@@ -136,8 +136,9 @@ class CompactionPolicy:
     once without it, and the attempts after a conflicting commit use it, so a group that conflicts again is left
     out alone; "always": every attempt uses it. Iceberg 1.11's partial-progress committer spins a driver core
     while file groups are being rewritten (apache/iceberg#12086): on the compaction benchmark's table one call of
-    14 partitions cost 2.45 CPU s with it and 1.82 without. A conflict needs a writer deleting rows of a file
-    being rewritten in the seconds a call takes; its retry plans again on the new state."""
+    14 partitions cost 2.20 CPU s with it (3 commits) and 1.39 without (benchmarks/results/compaction_call.md). A
+    conflict needs a writer deleting rows of a file being rewritten in the seconds a call takes; its retry plans
+    again on the new state."""
     max_file_amplification: float | None = 1.5
     """Whole table: compact when a full scan opens this many times the files of a compacted copy
     (lakeops.health.layout), folding the partitions that save the most files first; None: off."""
