@@ -83,6 +83,14 @@ def _is_conflict(text: str) -> bool:
     return any(marker in text for marker in CONFLICT_MARKERS)
 
 
+def _error_line(text: str) -> str:
+    """The line of a Spark/py4j error that names the Java exception: py4j's first line only says
+    which call failed ("An error occurred while calling o1104.sql.")."""
+    lines = [line.strip().lstrip(": ").strip() for line in text.splitlines()]
+    named = [line for line in lines if line and not line.startswith("An error occurred while calling")]
+    return (named[0] if named else text.strip())[:400]
+
+
 def run_action(spark: SparkSession, catalog: str, table: str, action: CompactionAction,
                attempts: int = DEFAULT_ATTEMPTS) -> ActionResult:
     result = ActionResult(action.kind, action.partition, list(action.partitions or ([action.partition] if action.partition else [])))
@@ -96,7 +104,7 @@ def run_action(spark: SparkSession, catalog: str, table: str, action: Compaction
         try:
             row = spark.sql(procedure_sql(catalog, table, action, retry=retry)).first()
         except Exception as e:  # py4j/Spark wrap the Java exception; its class and message are in str(e)
-            text = str(e).splitlines()[0][:400]
+            text = _error_line(str(e))
             if not _is_conflict(str(e)):
                 result.status, result.error = "failed", text
                 break

@@ -83,3 +83,26 @@ def test_compaction_and_merges_running_at_once_lose_nothing(spark, catalog_spark
         assert action["status"] in ("done", "partial", "failed")
         if action["status"] != "done":
             assert action["conflicts"], action
+
+
+def test_a_call_that_lost_to_a_merge_is_retried_with_partial_progress_and_loses_nothing(spark, catalog_spark,
+                                                                                        lakeops_config):
+    """Deterministic: the compaction session's catalog caches the table (Iceberg's SparkCatalog
+    default), so its first attempt plans on the snapshot it cached before a CDC MERGE committed,
+    exactly as if the MERGE had landed while the call was rewriting; Iceberg refuses its commit."""
+    stats = land_and_merge(catalog_spark, lakeops_config, "orders", 3, per_minute=30, merge=2)
+    compaction_session = register_catalog(spark.newSession(), lakeops_config)
+    compaction_session.table(lakeops_config.qualified("orders")).count()  # caches the table at this snapshot
+    plan = _force_plan(lakeops_config, "orders")
+    merge = run_cdc_ingest(catalog_spark, lakeops_config, "orders",
+                           plan_ingest(lakeops_config, "orders", START + 2 * FIVE, START + 3 * FIVE))
+    assert merge.status == "committed"
+
+    result = run_compaction(compaction_session, lakeops_config, "orders", plan, "race-3")
+
+    [action] = [a for a in result["actions"] if a["kind"] == "rewrite_data_files"]
+    print(f"race-3: {action['status']} after {action['attempts']} attempts: {action['conflicts']}")
+    assert action["conflicts"][0].startswith("attempt 1: procedure failed on a concurrent commit"), action
+    assert (action["status"], action["attempts"]) == ("done", 2), action
+    assert result["after"]["applied_delete_files"] < result["before"]["applied_delete_files"]
+    assert keys(catalog_spark, lakeops_config, "orders") == sorted(stats.live["orders"]), "deleted keys stay deleted"

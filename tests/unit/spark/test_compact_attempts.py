@@ -64,7 +64,7 @@ def test_no_conflict_commits_once_without_partial_progress():
 
 
 def test_a_conflicting_commit_is_retried_with_partial_progress():
-    session = _Session(RuntimeException(CONFLICT),
+    session = _Session(RuntimeException(f"An error occurred while calling o1104.sql.\n: {CONFLICT}\n\tat org.apache..."),
                        _Row(rewritten_data_files_count=5, added_data_files_count=2, failed_data_files_count=0))
     result = run_action(session, "c", "c.n.orders", ACTION)
 
