@@ -1,10 +1,10 @@
 """The runner's attempts: one commit first, partial progress on the retries after a conflict.
 
-A conflict cannot be produced on demand with real Spark and Iceberg (it needs another writer's
-commit to land between the procedure's planning and its commit, a matter of timing); the real
-race is tests/integration/compaction/test_race.py. Here a stand-in session answers each CALL the
-way Iceberg's procedure does: it raises the error text Iceberg raises on a conflicting commit, or
-returns the procedure's output row."""
+tests/integration/compaction/test_race.py makes a real call lose its first attempt to a CDC
+MERGE. What real Spark and Iceberg cannot produce on demand is the rest of the sequence: groups
+that conflict again on every retry (another writer landing during each retry, a matter of
+timing). Here a stand-in session answers each CALL the way Iceberg's procedure does: it raises the
+error text py4j carries for a conflicting commit, or returns the procedure's output row."""
 
 from __future__ import annotations
 
