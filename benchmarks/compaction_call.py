@@ -7,8 +7,9 @@ taken round-robin `--repeats` times after `--warm-up` unmeasured rounds (median 
 and wall time):
 
 * one_commit: the planner's first attempt (no partial progress: partial_progress on_conflict);
-* one_commit_2_groups_at_once, one_commit_5_groups_at_once: the same with
-  max-concurrent-file-group-rewrites 2 and 5 (Iceberg's default);
+* one_commit_2_groups_at_once: the same options again (the policy's default is 2 groups at
+  once): how far two runs of one call differ;
+* one_commit_5_groups_at_once: max-concurrent-file-group-rewrites 5 (Iceberg's default);
 * pp_one_commit: partial progress on, max-commits 1 (the same single commit);
 * pp_3_commits: partial progress on, max-commits 3 (partial_progress always, the shipped default
   of max_commits_per_call);
