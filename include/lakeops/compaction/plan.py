@@ -51,7 +51,7 @@ from lakeops.health.layout import compacted_files, excess_files, over_file_ampli
 from lakeops.health.model import PartitionHealth, TableHealth
 
 __all__ = ["REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction", "CompactionPlan",
-           "attempt_options", "data_rewrite_options", "plan_compaction", "plan_table"]
+           "data_rewrite_options", "plan_compaction", "plan_table"]
 
 MB = 1024 * 1024
 DELETE_REWRITE_OPTIONS = {"rewrite-all": "true"}
@@ -66,7 +66,7 @@ def _sort_order(sort_columns: tuple[str, ...]) -> str | None:
     return columns[0] if len(columns) == 1 else f"zorder({', '.join(columns)})"
 
 
-def attempt_options(options: dict[str, str], policy: CompactionPolicy) -> tuple[dict[str, str], dict[str, str]]:
+def _attempt_options(options: dict[str, str], policy: CompactionPolicy) -> tuple[dict[str, str], dict[str, str]]:
     """(first attempt's options, the retries' options) of a rewrite call: the retries after a
     conflicting commit use Iceberg's partial progress (the call's file groups committed in up to
     max_commits_per_call commits, a conflicting one left out alone); the first attempt too when
@@ -77,7 +77,7 @@ def attempt_options(options: dict[str, str], policy: CompactionPolicy) -> tuple[
 
 
 def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool = True) -> dict[str, str]:
-    """Options of Iceberg's rewrite_data_files, from the policy (partial progress: attempt_options).
+    """Options of Iceberg's rewrite_data_files, from the policy (partial progress: _attempt_options).
 
     min-input-files 1: the planner already chose the partitions, Iceberg's own group filter (5
     files by default) must not drop one of them. min-file-size-bytes is the policy's small-file
@@ -152,14 +152,14 @@ def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolic
     if kind == REWRITE_DELETES:
         # File-scoped deletes merge into at most one delete file per data file they touch; dangling ones go.
         after = min(p.applied_delete_files, p.data_files)
-        options, retry_options = attempt_options(DELETE_REWRITE_OPTIONS, policy)
+        options, retry_options = _attempt_options(DELETE_REWRITE_OPTIONS, policy)
         return CompactionAction(
             kind, p.partition, where, reason, input_files=0, input_delete_files=p.delete_files,
             input_bytes=p.delete_bytes, expected_files_after=0, expected_delete_files_after=after,
             expected_read_amp_after=(p.data_files + after) / p.data_files if p.data_files else 1.0,
             options=options, retry_options=retry_options)
     sort_order = _sort_order(sort_columns)
-    options, retry_options = attempt_options(data_rewrite_options(policy, new_sequence_number=not p.equality_delete_files),
+    options, retry_options = _attempt_options(data_rewrite_options(policy, new_sequence_number=not p.equality_delete_files),
                                              policy)
     return CompactionAction(
         kind, p.partition, where, reason, strategy="sort" if sort_order else "binpack", sort_order=sort_order,
@@ -202,7 +202,7 @@ def _dangling_cleanup(data: CompactionAction, policy: CompactionPolicy) -> Compa
     still name the replaced data files where the sequence-number test cannot tell they are
     dangling (see _needs_cleanup). Rewriting the partition's delete files drops every entry whose
     data file is gone. Its bytes are already in the data action's."""
-    options, retry_options = attempt_options(DELETE_REWRITE_OPTIONS, policy)
+    options, retry_options = _attempt_options(DELETE_REWRITE_OPTIONS, policy)
     return CompactionAction(
         REWRITE_DELETES, data.partition, data.where,
         f"clean-up after the data rewrite: drop the {data.input_delete_files} delete files it left dangling",
