@@ -144,11 +144,11 @@ class CompactionPolicy:
     (lakeops.health.layout), folding the partitions that save the most files first; None: off."""
     max_dangling_delete_files: int = 100
     """A data rewrite leaves the replaced files' delete files dangling: readers skip them, but every
-    scan's planning still reads their manifest entries. Dropping them (Iceberg's
-    remove-dangling-deletes, a Spark job over the whole table's entries) is paid once this many have
-    piled up, by the next run with a data rewrite, instead of on every run; 0 drops them on every
-    run. A hundred entries cost a scan's planning next to nothing (the compaction benchmark's tuned
-    cron reads at fresh speed with 200)."""
+    scan's planning still reads their manifest entries. Once this many have piled up, the next run
+    drops them all after its rewrites (lakeops.spark.dangling: one metadata-only commit, no Spark
+    job), instead of paying a commit on every run; 0 drops what each data rewrite leaves at once.
+    A hundred entries cost a scan's planning next to nothing (the compaction benchmark's tuned cron
+    reads at fresh speed with 200)."""
 
     def __post_init__(self) -> None:
         if self.target_file_size_mb <= 0:

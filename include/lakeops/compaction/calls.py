@@ -8,7 +8,8 @@ partial progress (on for the retries after a conflict) a group that conflicts wi
 writer is left out alone.
 
 Calls run data rewrites first, then position-delete rewrites (the clean-up of a data rewrite must
-follow it), then the manifest rewrite.
+follow it), then the drop of dangling delete files (which finds those the rewrites left), then
+the manifest rewrite.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from lakeops.compaction.model import REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction
+from lakeops.compaction.model import REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction
 
-_ORDER = {REWRITE_DATA: 0, REWRITE_DELETES: 1, REWRITE_MANIFESTS: 2}
+_ORDER = {REWRITE_DATA: 0, REWRITE_DELETES: 1, REMOVE_DANGLING: 2, REWRITE_MANIFESTS: 3}
 
 
 def _call_key(action: CompactionAction) -> tuple[Any, ...]:

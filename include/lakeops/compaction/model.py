@@ -1,4 +1,5 @@
-"""A compaction plan as data: the actions (Iceberg procedure calls) the runner executes, and why."""
+"""A compaction plan as data: the actions (Iceberg procedure calls, and the drop of dangling delete
+files) the runner executes, and why."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Any
 REWRITE_DATA = "rewrite_data_files"
 REWRITE_DELETES = "rewrite_position_delete_files"
 REWRITE_MANIFESTS = "rewrite_manifests"
+REMOVE_DANGLING = "remove_dangling_delete_files"
+"""Not a procedure: one commit dropping the delete files that apply to no live data file (lakeops.spark.dangling)."""
 
 
 @dataclass(frozen=True)
 class CompactionAction:
     kind: str
-    """rewrite_data_files | rewrite_position_delete_files | rewrite_manifests"""
+    """rewrite_data_files | rewrite_position_delete_files | remove_dangling_delete_files | rewrite_manifests"""
     partition: str
     """Partition path ('created_at_day=2026-11-21'); '' for the whole table; 'N partitions' for a call over several."""
     where: str | None

@@ -4,7 +4,7 @@ Per partition, in this order (the first rule that fires decides the rewrite):
 
 1. deletes: deleted rows / data rows >= delete_ratio_threshold (Iceberg's delete-ratio-threshold,
    0.3), or delete files per data file >= delete_file_threshold -> rewrite_data_files, which
-   applies the deletes (and drops the delete files left dangling);
+   applies the deletes;
 2. fragments (Amoro): at least min_fragment_files small files averaging under
    target x fragment_fraction (target/8) -> rewrite_data_files;
 3. small files (AWS Glue): more than min_small_files files under target x small_file_fraction
@@ -20,14 +20,12 @@ long tail of partitions each touched now and then never reaches while together t
 full scan.
 
 Delete figures count the delete files a reader applies (lakeops.health.model): dangling ones
-fire no rule. A data rewrite gives the new files a new data sequence number, so every delete file
-of a partition it rewrote whole is dangling afterwards (older than every live data file there).
-Once the table holds max_dangling_delete_files of them, the next run with a data rewrite drops
-them all in that call (Iceberg's remove-dangling-deletes). Where files may survive a data
-rewrite (some are already at or above the small-file size), or equality deletes call for the
-starting sequence number, a position-delete rewrite of the partition follows and drops the
-file-scoped delete files left naming replaced files. Data rewrites are binpack, or sort by
-the table's zonemap columns when there are any (tight per-file ranges make the zonemaps prune).
+fire no rule. A data rewrite leaves the delete files of the files it replaced dangling: they name
+data files that are gone, or are older than every live data file of their partition. Once the
+table holds max_dangling_delete_files of them, the run drops them all after its rewrites, in one
+metadata-only commit (lakeops.spark.dangling; it finds those the run's own rewrites left too).
+Data rewrites are binpack, or sort by the table's zonemap columns when there are any (tight
+per-file ranges make the zonemaps prune).
 The table's manifests are rewritten when there are more than manifest_rewrite_threshold data
 manifests. Partitions are taken by expected gain (files a full scan stops opening) until the
 per-run byte budget is spent; the rest are deferred.
@@ -39,18 +37,16 @@ are paid once per run instead of once per partition.
 
 from __future__ import annotations
 
-import dataclasses
-
 from lakeops.compaction.calls import merge_calls
-from lakeops.compaction.model import (REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction,
-                                      CompactionPlan)
+from lakeops.compaction.model import (REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS,
+                                      CompactionAction, CompactionPlan)
 from lakeops.compaction.where import partition_where
 from lakeops.config import CompactionPolicy
 from lakeops.exceptions import ConfigError
 from lakeops.health.layout import compacted_files, excess_files, over_file_amplification
 from lakeops.health.model import PartitionHealth, TableHealth
 
-__all__ = ["REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction", "CompactionPlan",
+__all__ = ["REMOVE_DANGLING", "REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction", "CompactionPlan",
            "data_rewrite_options", "plan_compaction", "plan_table"]
 
 MB = 1024 * 1024
@@ -83,10 +79,10 @@ def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool 
     files by default) must not drop one of them. min-file-size-bytes is the policy's small-file
     size, so Iceberg rewrites exactly the files the planner counted as small (plus those with
     many deletes). use-starting-sequence-number false gives the rewritten files a new sequence
-    number, so the replaced files' delete files are dangling afterwards (remove-dangling-deletes,
-    off here, is turned on by the run that drops them: _drop_dangling_deletes); kept true
-    (Iceberg's default) when equality deletes are about, which a newer sequence number would no
-    longer apply to rows they predate."""
+    number, so the replaced files' delete files are dangling afterwards (Iceberg's
+    remove-dangling-deletes is off: a run drops them with its own action, _dangling_action); kept
+    true (Iceberg's default) when equality deletes are about, which a newer sequence number would
+    no longer apply to rows they predate."""
     target = policy.target_file_size_mb * MB
     return {
         "max-concurrent-file-group-rewrites": str(policy.max_concurrent_file_group_rewrites),
@@ -190,39 +186,20 @@ def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chose
                      sort_columns) for p in shrinking]
 
 
-def _needs_cleanup(p: PartitionHealth) -> bool:
-    """Whether a data rewrite of p can leave delete files naming replaced data files: when files
-    at or above the small-file size may survive it (so the partition's oldest live file keeps its
-    old sequence number), or when the rewrite keeps the starting sequence number."""
-    return bool(p.delete_files) and (p.data_files > p.small_files or bool(p.equality_delete_files))
-
-
-def _dangling_cleanup(data: CompactionAction, policy: CompactionPolicy) -> CompactionAction:
-    """After a data rewrite applied a partition's deletes, file-scoped position delete files may
-    still name the replaced data files where the sequence-number test cannot tell they are
-    dangling (see _needs_cleanup). Rewriting the partition's delete files drops every entry whose
-    data file is gone. Its bytes are already in the data action's."""
-    options, retry_options = _attempt_options(DELETE_REWRITE_OPTIONS, policy)
+def _dangling_action(metrics: TableHealth, policy: CompactionPolicy,
+                     selected: list[CompactionAction]) -> CompactionAction | None:
+    """Once the table holds max_dangling_delete_files dangling delete files, the run drops them
+    after its rewrites, those the rewrites leave included: one commit, no Spark job. With 0, every
+    run that rewrites data drops what it leaves. A scan's planning reads every entry, but a
+    hundred cost it next to nothing (the compaction benchmark's tuned cron reads at fresh speed
+    with 200), so waiting for them spares a commit per run."""
+    dangling, limit = metrics.dangling_delete_files, policy.max_dangling_delete_files
+    if dangling < limit or not (dangling or any(a.kind == REWRITE_DATA for a in selected)):
+        return None
     return CompactionAction(
-        REWRITE_DELETES, data.partition, data.where,
-        f"clean-up after the data rewrite: drop the {data.input_delete_files} delete files it left dangling",
-        input_delete_files=data.input_delete_files, expected_delete_files_after=0,
-        options=options, retry_options=retry_options)
-
-
-def _drop_dangling_deletes(metrics: TableHealth, policy: CompactionPolicy,
-                           selected: list[CompactionAction]) -> list[CompactionAction]:
-    """Once the table holds max_dangling_delete_files dangling delete files, the run's data
-    rewrites drop them all (remove-dangling-deletes covers the whole table). A run without a data
-    rewrite leaves them for the next one: a position-delete rewrite of every partition holding
-    some costs several times a data rewrite's call (the benchmark: 10 CPU s for 28 partitions),
-    and only data rewrites make new ones, so a table that stops changing keeps at most about
-    max_dangling_delete_files plus one run's."""
-    if metrics.dangling_delete_files < policy.max_dangling_delete_files:
-        return selected
-    drop = {"remove-dangling-deletes": "true"}
-    return [dataclasses.replace(a, options={**a.options, **drop}, retry_options={**a.retry_options, **drop})
-            if a.kind == REWRITE_DATA else a for a in selected]
+        REMOVE_DANGLING, "", None,
+        f"dangling delete files: {dangling} >= max_dangling_delete_files {limit}, plus those this run's rewrites leave",
+        input_delete_files=dangling, expected_delete_files_after=0)
 
 
 def _manifest_action(metrics: TableHealth, policy: CompactionPolicy) -> CompactionAction | None:
@@ -238,7 +215,6 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: 
                sort_columns: tuple[str, ...] = ()) -> CompactionPlan:
     """Per-partition decisions within the byte budget (best expected gain first), merged into one
     procedure call per kind of rewrite; and the deferred rest."""
-    by_partition = {p.partition: p for p in metrics.partitions}
     candidates = [a for p in metrics.partitions if (a := _partition_action(p, policy, partition_by, sort_columns))]
     candidates += _amplification_actions(metrics, policy, {a.partition for a in candidates}, partition_by, sort_columns)
     runnable = [a for a in candidates if not a.reason.startswith("skipped:")]
@@ -250,14 +226,11 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: 
         if spent + action.input_bytes <= budget:
             selected.append(action)
             spent += action.input_bytes
-            if action.kind == REWRITE_DATA and _needs_cleanup(by_partition[action.partition]):
-                selected.append(_dangling_cleanup(action, policy))
         else:
             deferred.append(action)
-    selected = _drop_dangling_deletes(metrics, policy, selected)
-    manifests = _manifest_action(metrics, policy)
-    if manifests:
-        selected.append(manifests)  # metadata only: not charged to the data byte budget
+    for extra in (_dangling_action(metrics, policy, selected), _manifest_action(metrics, policy)):
+        if extra:
+            selected.append(extra)  # metadata only: not charged to the data byte budget
     return CompactionPlan(metrics.table, merge_calls(selected), tuple(deferred), budget, tuple(selected))
 
 

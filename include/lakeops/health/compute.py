@@ -19,6 +19,7 @@ from lakeops.health.manifests import LiveFile, live_files
 from lakeops.health.model import PartitionHealth, TableHealth
 
 if TYPE_CHECKING:
+    from pyiceberg.manifest import ManifestFile
     from pyiceberg.table import Table
 
     from lakeops.config import LakeopsConfig
@@ -66,6 +67,33 @@ def _pair(group: _Group, global_equality: list[LiveFile]) -> None:
         # Equality deletes are never called dangling: a global one applies across partitions.
         if not n and delete.content != DataFileContent.EQUALITY_DELETES:
             group.dangling.add(delete.path)
+
+
+def _grouped(table: Table, manifests: list[ManifestFile]) -> dict[tuple[int, object], _Group]:
+    """The live files of `manifests` by (spec id, partition), paired with the delete files that apply."""
+    groups: dict[tuple[int, object], _Group] = defaultdict(_Group)
+    global_equality: list[LiveFile] = []
+    specs = table.metadata.specs()
+    for f in live_files(table.io, manifests):
+        if f.content == DataFileContent.DATA:
+            groups[(f.spec_id, f.partition)].data.append(f)
+        else:
+            groups[(f.spec_id, f.partition)].deletes.append(f)
+            if f.content == DataFileContent.EQUALITY_DELETES and specs[f.spec_id].is_unpartitioned():
+                global_equality.append(f)
+    for group in groups.values():
+        _pair(group, global_equality)
+    return groups
+
+
+def dangling_delete_paths(table: Table) -> tuple[int | None, frozenset[str]]:
+    """(snapshot id, paths of its delete files that apply to no live data file): the files health
+    counts as dangling (lakeops.health.model). Reads the manifest list and each manifest once."""
+    snapshot = table.current_snapshot()
+    if snapshot is None:
+        return None, frozenset()
+    groups = _grouped(table, list(snapshot.manifests(table.io)))
+    return snapshot.snapshot_id, frozenset(path for group in groups.values() for path in group.dangling)
 
 
 @dataclass
@@ -167,21 +195,8 @@ def compute_health(table: Table, policy: CompactionPolicy | None = None, *, now_
     window_start_ms = now_ms - int(growth_window_hours * 3600 * 1000)
 
     manifests = list(snapshot.manifests(table.io)) if snapshot else []
-    files = live_files(table.io, manifests)
-    groups: dict[tuple[int, object], _Group] = defaultdict(_Group)
-    global_equality: list[LiveFile] = []
+    groups = _grouped(table, manifests)
     specs = metadata.specs()
-    for f in files:
-        if f.content == DataFileContent.DATA:
-            groups[(f.spec_id, f.partition)].data.append(f)
-        else:
-            groups[(f.spec_id, f.partition)].deletes.append(f)
-            if f.content == DataFileContent.EQUALITY_DELETES and specs[f.spec_id].is_unpartitioned():
-                global_equality.append(f)
-
-    for group in groups.values():
-        _pair(group, global_equality)
-
     schema = table.schema()
     partitions = []
     total = _Totals()

@@ -79,11 +79,11 @@ def procedure_sql(catalog: str, table: str, action: CompactionAction, *, retry: 
     return f"CALL {catalog}.system.{action.kind}({', '.join(args)})"
 
 
-def _is_conflict(text: str) -> bool:
+def is_conflict(text: str) -> bool:
     return any(marker in text for marker in CONFLICT_MARKERS)
 
 
-def _error_line(text: str) -> str:
+def error_line(text: str) -> str:
     """The line of a Spark/py4j error that names the Java exception: py4j's first line only says
     which call failed ("An error occurred while calling o1104.sql.")."""
     lines = [line.strip().lstrip(": ").strip() for line in text.splitlines()]
@@ -104,8 +104,8 @@ def run_action(spark: SparkSession, catalog: str, table: str, action: Compaction
         try:
             row = spark.sql(procedure_sql(catalog, table, action, retry=retry)).first()
         except Exception as e:  # py4j/Spark wrap the Java exception; its class and message are in str(e)
-            text = _error_line(str(e))
-            if not _is_conflict(str(e)):
+            text = error_line(str(e))
+            if not is_conflict(str(e)):
                 result.status, result.error = "failed", text
                 break
             result.conflicts.append(f"attempt {attempt}: procedure failed on a concurrent commit: {text}")

@@ -8,12 +8,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from lakeops.catalog import load_catalog
-from lakeops.compaction.plan import REWRITE_DATA, CompactionPlan
+from lakeops.compaction.plan import REMOVE_DANGLING, REWRITE_DATA, CompactionPlan
 from lakeops.compaction.serde import health_figures
 from lakeops.config import LakeopsConfig
 from lakeops.health.compute import compute_health
 from lakeops.inflight import inflight
 from lakeops.spark.compact import run_action
+from lakeops.spark.dangling import remove_dangling_deletes
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -56,8 +57,11 @@ def run_compaction(spark: SparkSession, config: LakeopsConfig, table: str, plan:
     snapshot_id = loaded.current_snapshot().snapshot_id
     log.info("compacting %s from snapshot %s: %d actions (%d MB planned, %d partitions deferred)", identifier, snapshot_id,
              len(plan.actions), plan.planned_bytes // (1024 * 1024), len(plan.deferred))
+    qualified = config.qualified(spec.name)
     with inflight(loaded.location(), "compaction", run_id, snapshot_id):
-        outcomes = [run_action(spark, config.catalog.name, config.qualified(spec.name), action, attempts) for action in plan.actions]
+        outcomes = [remove_dangling_deletes(spark, catalog, identifier, qualified, action, attempts)
+                    if action.kind == REMOVE_DANGLING else run_action(spark, config.catalog.name, qualified, action, attempts)
+                    for action in plan.actions]
     loaded = catalog.load_table(identifier)
     after = health_figures(compute_health(loaded, spec.compaction))
     rewrote_data = any(o.kind == REWRITE_DATA and o.outputs.get("added_data_files_count") for o in outcomes)

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 from lakeops.catalog import load_catalog
-from lakeops.compaction.plan import REWRITE_DATA, REWRITE_DELETES, plan_table
+from lakeops.compaction.plan import REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, plan_table
 from lakeops.compaction.serde import plan_from_json
 from lakeops.health.compute import compute_health
 from lakeops.inflight import read_markers
@@ -37,7 +37,8 @@ def test_compaction_folds_the_deletes_of_the_planned_partitions_and_keeps_every_
     assert before_keys == sorted(stats.live[table])
     plan, loaded = _plan(lakeops_config, table, delete_ratio_threshold=0.01, min_fragment_files=2,
                          max_dangling_delete_files=max_dangling)
-    assert plan.actions and {a.kind for a in plan.actions} <= {REWRITE_DATA, REWRITE_DELETES}
+    assert plan.actions and {a.kind for a in plan.actions} <= {REWRITE_DATA, REWRITE_DELETES, REMOVE_DANGLING}
+    assert (REMOVE_DANGLING in {a.kind for a in plan.actions}) == (max_dangling == 0)
     plan = plan_from_json(__import__("json").dumps(plan.as_dict()))  # the way the DAG hands it over
 
     result = run_compaction(catalog_spark, lakeops_config, table, plan, "test-run")

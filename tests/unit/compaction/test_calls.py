@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lakeops.compaction.calls import merge_calls
-from lakeops.compaction.model import REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction
+from lakeops.compaction.model import REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction
 from lakeops.spark.compact import procedure_sql
 
 D1 = "created_at >= TIMESTAMP '2026-11-21 00:00:00' AND created_at < TIMESTAMP '2026-11-22 00:00:00'"
@@ -37,13 +37,14 @@ def test_a_single_partition_stays_as_it_was():
     assert merge_calls([a]) == (a,)
 
 
-def test_calls_run_data_first_then_position_deletes_then_manifests():
+def test_calls_run_data_first_then_position_deletes_then_the_dangling_drop_then_manifests():
     manifests = CompactionAction(REWRITE_MANIFESTS, "", None, "manifests")
-    cleanup = CompactionAction(REWRITE_DELETES, "d=21", f"({D1})", "clean-up")
+    drop = CompactionAction(REMOVE_DANGLING, "", None, "dangling delete files")
+    more_deletes = CompactionAction(REWRITE_DELETES, "d=21", f"({D1})", "delete files")
     deletes_only = CompactionAction(REWRITE_DELETES, "d=19", "(x)", "delete files")
-    calls = merge_calls([manifests, deletes_only, data("d=21", f"({D1})"), cleanup])
+    calls = merge_calls([manifests, drop, deletes_only, data("d=21", f"({D1})"), more_deletes])
 
-    assert [c.kind for c in calls] == [REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS]
+    assert [c.kind for c in calls] == [REWRITE_DATA, REWRITE_DELETES, REMOVE_DANGLING, REWRITE_MANIFESTS]
     assert calls[1].partitions == ("d=19", "d=21") and calls[1].where == f"((x)) OR (({D1}))"
 
 

@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from lakeops.compaction.plan import (REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, plan_compaction, plan_table)
+from lakeops.compaction.plan import (REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, plan_compaction,
+                                     plan_table)
 from lakeops.config import CompactionPolicy
 from lakeops.exceptions import ConfigError
 from lakeops.health.model import FileFigures, PartitionHealth, TableHealth
@@ -46,7 +47,7 @@ def test_a_clean_table_needs_nothing():
 def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partition_only():
     deleted = part(2, delete_files=3, delete_records=120_000, delete_bytes=3 * MB)  # 30% of rows deleted
     below = part(3, delete_files=3, delete_records=119_000, delete_bytes=3 * MB)    # 29.75%
-    [action, cleanup] = plan_compaction(table(part(1), deleted, below), POLICY, partition_by=PARTITION_BY)
+    [action] = plan_compaction(table(part(1), deleted, below), POLICY, partition_by=PARTITION_BY)
 
     assert action.kind == REWRITE_DATA and action.partition == "created_at_day=d2"
     assert action.where == "(created_at >= TIMESTAMP '1970-01-03 00:00:00' AND created_at < TIMESTAMP '1970-01-04 00:00:00')"
@@ -60,18 +61,17 @@ def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partit
     assert action.options["delete-file-threshold"] == "10"
     assert action.options["target-file-size-bytes"] == str(128 * MB)
     assert action.options["max-concurrent-file-group-rewrites"] == "2"
-    assert (cleanup.kind, cleanup.partition, cleanup.where) == (REWRITE_DELETES, action.partition, action.where)
-    assert cleanup.input_bytes == 0 and cleanup.input_delete_files == 3 and cleanup.expected_delete_files_after == 0
-    assert cleanup.options == {"rewrite-all": "true"}
-    assert cleanup.retry_options == {"rewrite-all": "true", "partial-progress.enabled": "true", "partial-progress.max-commits": "3"}
+    assert action.options["remove-dangling-deletes"] == "false"  # the run's own action drops them (_dangling_action)
 
 
 def test_partial_progress_always_uses_it_from_the_first_attempt():
     deleted = part(2, delete_files=3, delete_records=120_000, delete_bytes=3 * MB)
     policy = dataclasses.replace(POLICY, partial_progress="always", max_commits_per_call=5)
-    [action, cleanup] = plan_compaction(table(part(1), deleted), policy, partition_by=PARTITION_BY)
+    piled = part(3, delete_files=12, delete_records=1_000, delete_bytes=12 * MB)  # rule 4: a position-delete rewrite
+    actions = plan_compaction(table(part(1), deleted, piled), policy, partition_by=PARTITION_BY)
 
-    for a in (action, cleanup):
+    assert [a.kind for a in actions] == [REWRITE_DATA, REWRITE_DELETES]
+    for a in actions:
         assert a.options == a.retry_options
         assert (a.options["partial-progress.enabled"], a.options["partial-progress.max-commits"]) == ("true", "5")
 
@@ -108,8 +108,8 @@ def test_many_delete_files_under_the_ratio_get_a_position_delete_rewrite():
 
 def test_delete_files_per_data_file_at_threshold_rewrite_data():
     per_file = part(1, data_files=2, delete_files=20, delete_records=100, delete_bytes=MB)
-    action, cleanup = plan_compaction(table(per_file), POLICY, partition_by=PARTITION_BY)
-    assert action.kind == REWRITE_DATA and cleanup.kind == REWRITE_DELETES
+    [action] = plan_compaction(table(per_file), POLICY, partition_by=PARTITION_BY)
+    assert action.kind == REWRITE_DATA
     assert action.reason == "deletes: 10.0 delete files per data file >= delete_file_threshold 10"
 
 
@@ -201,17 +201,16 @@ def test_a_partition_over_its_own_rule_keeps_its_reason():
         ("created_at_day=d3", "file amplification")]
 
 
-def test_whole_partition_rewrites_drop_their_deletes_in_the_call_and_keep_files_need_a_clean_up():
+def test_equality_deletes_keep_the_starting_sequence_number_and_no_rewrite_needs_a_clean_up():
     all_small = _churned(10, 6, 2)
     big_file_stays = dataclasses.replace(_churned(9, 6, 2), small_files=5)  # one file at or above the small-file size
     equality = dataclasses.replace(_churned(8, 6, 2), equality_delete_files=1)
     policy = dataclasses.replace(POLICY, delete_ratio_threshold=0.0001)  # every partition's deletes call for a rewrite
     plan = plan_table(table(all_small, big_file_stays, equality), policy, partition_by=PARTITION_BY)
-    cleanups = sorted(a.partition for a in plan.selected if a.kind == REWRITE_DELETES)
-    assert cleanups == ["created_at_day=d8", "created_at_day=d9"]
-    data = {a.partition: a.options["use-starting-sequence-number"] for a in plan.selected if a.kind == REWRITE_DATA}
+    data = {a.partition: a.options["use-starting-sequence-number"] for a in plan.selected}
     assert data == {"created_at_day=d10": "false", "created_at_day=d9": "false", "created_at_day=d8": "true"}
-    assert [a.kind for a in plan.actions] == [REWRITE_DATA, REWRITE_DATA, REWRITE_DELETES]  # d8 keeps its own options
+    # The delete files the rewrites leave naming replaced files are dangling: the drop finds them, no rewrite of them.
+    assert [a.kind for a in plan.actions] == [REWRITE_DATA, REWRITE_DATA]  # d8 keeps its own options
 
 
 def _dangling(day: int, dangling: int) -> PartitionHealth:
@@ -226,22 +225,34 @@ def test_dangling_delete_files_fire_no_delete_rule():
     assert plan_compaction(table(_dangling(1, 40)), POLICY, partition_by=PARTITION_BY) == []
 
 
-def test_data_rewrites_drop_dangling_deletes_once_the_table_holds_max_dangling_delete_files():
+def test_a_run_drops_dangling_deletes_after_its_rewrites_once_the_table_holds_max_dangling_delete_files():
     deleted = part(2, delete_files=3, delete_records=150_000, delete_bytes=3 * MB)
     below = plan_table(table(deleted, _dangling(1, 99)), POLICY, partition_by=PARTITION_BY)
-    assert [a.options["remove-dangling-deletes"] for a in below.actions if a.kind == REWRITE_DATA] == ["false"]
-    at = plan_table(table(deleted, _dangling(1, 100)), POLICY, partition_by=PARTITION_BY)
-    assert [a.options["remove-dangling-deletes"] for a in at.actions if a.kind == REWRITE_DATA] == ["true"]
-    assert [a.partition for a in at.actions if a.kind == REWRITE_DELETES] == ["created_at_day=d2"]  # its own clean-up only
+    assert [a.kind for a in below.actions] == [REWRITE_DATA]
+    at = plan_table(table(deleted, _dangling(1, 100), data_manifests=101), POLICY, partition_by=PARTITION_BY)
+    assert [a.kind for a in at.actions] == [REWRITE_DATA, REMOVE_DANGLING, REWRITE_MANIFESTS]
+    drop = at.actions[1]
+    assert (drop.partition, drop.where, drop.input_bytes, drop.input_delete_files, drop.expected_files_saved) == ("", None, 0, 100, 100)
+    assert drop.reason == "dangling delete files: 100 >= max_dangling_delete_files 100, plus those this run's rewrites leave"
+    assert at.actions[0].options["remove-dangling-deletes"] == "false"
+
+
+def test_max_dangling_delete_files_zero_drops_what_each_data_rewrite_leaves():
+    deleted = part(2, delete_files=3, delete_records=150_000, delete_bytes=3 * MB)
     every_run = plan_table(table(deleted), dataclasses.replace(POLICY, max_dangling_delete_files=0), partition_by=PARTITION_BY)
-    assert [a.options["remove-dangling-deletes"] for a in every_run.actions if a.kind == REWRITE_DATA] == ["true"]
+    assert [a.kind for a in every_run.actions] == [REWRITE_DATA, REMOVE_DANGLING]
+    piled = part(3, delete_files=12, delete_records=1_000, delete_bytes=12 * MB)  # a position-delete rewrite leaves none
+    assert [a.kind for a in plan_table(table(piled), dataclasses.replace(POLICY, max_dangling_delete_files=0),
+                                       partition_by=PARTITION_BY).actions] == [REWRITE_DELETES]
 
 
-def test_without_a_data_rewrite_dangling_deletes_wait_for_the_next_one():
+def test_dangling_deletes_over_the_limit_are_dropped_by_a_run_without_a_data_rewrite():
     many_deletes = part(3, delete_files=10, delete_records=10, delete_bytes=10_000)  # rule 4: its own delete rewrite
     plan = plan_table(table(many_deletes, _dangling(1, 60), _dangling(2, 40), part(4)), POLICY, partition_by=PARTITION_BY)
-    assert [(a.kind, a.partition) for a in plan.actions] == [(REWRITE_DELETES, "created_at_day=d3")]
-    assert plan_table(table(_dangling(1, 60), _dangling(2, 40)), POLICY, partition_by=PARTITION_BY).actions == ()
+    assert [(a.kind, a.partition) for a in plan.actions] == [(REWRITE_DELETES, "created_at_day=d3"), (REMOVE_DANGLING, "")]
+    assert [a.kind for a in plan_table(table(_dangling(1, 60), _dangling(2, 40)), POLICY,
+                                       partition_by=PARTITION_BY).actions] == [REMOVE_DANGLING]
+    assert plan_table(table(_dangling(1, 60), _dangling(2, 39)), POLICY, partition_by=PARTITION_BY).actions == ()
 
 
 def test_policy_refuses_a_negative_dangling_delete_limit():
