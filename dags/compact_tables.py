@@ -4,13 +4,15 @@
 Three health sensors read the table's metadata only (read amplification, including the whole
 table's file amplification; delete-file growth; small files; thresholds from lakeops.yaml) →
 when at least one fires, `plan` turns it and the table's compaction policy into actions (which
-partitions; binpack, or sort by the zonemap columns; position-delete rewrite; manifest rewrite;
-why; expected gain) within the per-run byte budget, one procedure call per kind of rewrite over
-all its partitions, and skips the rest of the run when there is nothing to do → `compact`
-spark-submits `spark_jobs/compact_table.py`, which runs Iceberg's `rewrite_data_files` /
-`rewrite_position_delete_files` / `rewrite_manifests` on the planned partitions only (partial
-progress on; a group that conflicts with a concurrent CDC MERGE is retried, then reported in the
-result), records health before and after, and reconciles the zonemap index.
+partitions; binpack, or sort by the zonemap columns; position-delete rewrite; the drop of
+dangling delete files; manifest rewrite; why; expected gain) within the per-run byte budget, one
+procedure call per kind of rewrite over all its partitions, and skips the rest of the run when
+there is nothing to do → `compact` spark-submits `spark_jobs/compact_table.py`, which runs
+Iceberg's `rewrite_data_files` / `rewrite_position_delete_files` / `rewrite_manifests` on the
+planned partitions only and drops dangling delete files in one metadata-only commit (a call that
+conflicts with a concurrent CDC MERGE is retried with partial progress on, and what still
+conflicts is reported in the result), records health before and after, and reconciles the
+zonemap index.
 
 Rate limits: the Spark task runs in pool `lakeops_spark`, one run at a time, and never rewrites
 more than `compaction.max_bytes_per_run_mb` per run; deferred partitions wait for the next run.

@@ -4,10 +4,17 @@ pyiceberg's own ManifestFile.fetch_manifest_entry reads with the v2 schema, whic
 fields that say which data file a deletion vector belongs to (referenced_data_file and the blob's
 content offset and size). Reading with the v3 schema keeps them; v1/v2 manifests read the same
 (the missing optional fields come back empty).
+
+A manifest never changes once written, so the live files read from one are kept in a bounded
+in-process cache (MANIFEST_CACHE_FILES files, least recently used out first): a process that
+evaluates a table again and again (a deferrable sensor's trigger in the triggerer, a sensor in
+poke mode, a compaction run's before and after) reads only the manifests new since.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -114,10 +121,66 @@ def read_live_files(io: FileIO, manifest: ManifestFile) -> list[LiveFile]:
                 if entry.status != ManifestEntryStatus.DELETED]
 
 
-def live_files(io: FileIO, manifests: list[ManifestFile]) -> list[LiveFile]:
-    """Every live file of the given manifests, manifests read in parallel (pyiceberg's executor)."""
+MANIFEST_CACHE_FILES = 100_000
+"""Live files the cache holds at most, over all manifests (see benchmarks/results/health_poke.md for the memory a file takes)."""
+
+
+class ManifestCache:
+    """Live files by manifest: (path, sequence number, adding snapshot) -> files, least recently used out first."""
+
+    def __init__(self, max_files: int = MANIFEST_CACHE_FILES) -> None:
+        self.max_files = max_files
+        self._entries: OrderedDict[tuple[str, int | None, int | None], tuple[LiveFile, ...]] = OrderedDict()
+        self._files = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(manifest: ManifestFile) -> tuple[str, int | None, int | None]:
+        # Sequence number and snapshot id too: the live files inherit them from the manifest list's entry.
+        return manifest.manifest_path, manifest.sequence_number, manifest.added_snapshot_id
+
+    def get(self, manifest: ManifestFile) -> tuple[LiveFile, ...] | None:
+        with self._lock:
+            files = self._entries.get(self.key(manifest))
+            if files is not None:
+                self._entries.move_to_end(self.key(manifest))
+            return files
+
+    def put(self, manifest: ManifestFile, files: tuple[LiveFile, ...]) -> None:
+        if len(files) > self.max_files:
+            return
+        with self._lock:
+            key = self.key(manifest)
+            if key in self._entries:
+                return
+            self._entries[key] = files
+            self._files += len(files)
+            while self._files > self.max_files:
+                _, evicted = self._entries.popitem(last=False)
+                self._files -= len(evicted)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._files = 0
+
+    @property
+    def files(self) -> int:
+        return self._files
+
+
+MANIFESTS = ManifestCache()
+
+
+def live_files(io: FileIO, manifests: list[ManifestFile], cache: ManifestCache = MANIFESTS) -> list[LiveFile]:
+    """Every live file of the given manifests: from the cache, the others read in parallel (pyiceberg's executor)."""
+    cached = [cache.get(m) for m in manifests]
+    missing = [m for m, files in zip(manifests, cached) if files is None]
     executor = ExecutorFactory.get_or_create()
+    read = dict(zip((cache.key(m) for m in missing), executor.map(lambda m: tuple(read_live_files(io, m)), missing)))
+    for manifest in missing:
+        cache.put(manifest, read[cache.key(manifest)])
     found: list[LiveFile] = []
-    for files in executor.map(lambda m: read_live_files(io, m), manifests):
-        found.extend(files)
+    for manifest, files in zip(manifests, cached):
+        found.extend(files if files is not None else read[cache.key(manifest)])
     return found
