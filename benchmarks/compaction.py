@@ -158,10 +158,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 with meter.measure(evaluation[s.name]):
                     plan: CompactionPlan | None = decider.check(minute)
                 if plan is not None and plan.actions:
-                    with meter.measure(compaction[s.name]):
+                    cost = Cost()
+                    with meter.measure(cost):
                         result = decider.run(plan, minute)
+                    compaction[s.name].add(cost)
+                    decider.fired[-1]["cost"] = cost.as_dict()
                     print(f"  {s.name} at {minute}: {result['status']} "
-                          f"{[(a['kind'], a['partition']) for a in result['actions']]}", flush=True)
+                          f"{[(a['kind'], a['partition']) for a in result['actions']]} {cost.cpu_s:.2f} CPU s", flush=True)
         loads.append(os.getloadavg()[0])
         if minute % args.measure_every == 0:
             fresh = fresh_copy(spark, config, scenarios[0].table)
@@ -220,7 +223,8 @@ def main() -> None:
     parser.add_argument("--history-orders-per-day", type=int, default=10000)
     parser.add_argument("--skew", type=float, default=2.0, help="Zipf exponent on the changed order's age in days")
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--scenarios", nargs="+", default=["none", "fixed:30", "tuned:10", "threshold"])
+    parser.add_argument("--scenarios", nargs="+",
+                        default=["none", "fixed:30", "fixed:15", "tuned:10", "tuned:20", "tuned:30", "threshold"])
     parser.add_argument("--measure-every", type=int, default=10, help="simulated minutes between measurements")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each query per measurement (median)")
     parser.add_argument("--policy", help="JSON compaction policy of the tables (default: the shipped defaults)")
