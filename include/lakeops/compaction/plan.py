@@ -46,8 +46,8 @@ from lakeops.exceptions import ConfigError
 from lakeops.health.layout import compacted_files, excess_files, over_file_amplification
 from lakeops.health.model import PartitionHealth, TableHealth
 
-__all__ = ["REMOVE_DANGLING", "REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction", "CompactionPlan",
-           "data_rewrite_options", "plan_compaction", "plan_table"]
+__all__ = ["REMOVE_DANGLING", "REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction",
+           "CompactionPlan", "data_rewrite_options", "plan_compaction", "plan_table"]
 
 MB = 1024 * 1024
 DELETE_REWRITE_OPTIONS = {"rewrite-all": "true"}
