@@ -18,6 +18,26 @@ from tests.dags.test_incremental_etl_dag import seed_events
 
 pytestmark = [pytest.mark.airflow, pytest.mark.e2e, pytest.mark.spark]
 
+
+def _create_backfill(services, attempts: int = 3) -> None:
+    """`airflow backfill create`, tried again when SQLite refuses its write: in WAL mode a
+    transaction that read before the scheduler's last commit cannot upgrade to a write and fails at
+    once with "database is locked", whatever the busy timeout. Airflow commits the backfill before
+    its runs and removes it after a lock error on Postgres and MySQL only, so the one a refused
+    attempt left without runs is cancelled (REST API) before the next attempt."""
+    for attempt in range(1, attempts + 1):
+        try:
+            services.cli("backfill", "create", "--dag-id", DAG_ID, "--from-date", "2026-11-19T10:00:00+00:00",
+                         "--to-date", "2026-11-19T10:00:00+00:00", "--reprocess-behavior", "completed")
+            return
+        except RuntimeError as e:
+            if "database is locked" not in str(e) or attempt == attempts:
+                raise
+        for backfill in services.api("GET", f"/api/v2/backfills?dag_id={DAG_ID}")["backfills"]:
+            if backfill.get("completed_at") is None:
+                services.api("PUT", f"/api/v2/backfills/{backfill['id']}/cancel")
+        time.sleep(2)
+
 DAG_ID = "incremental_etl"
 USER = 80019  # no other test writes this user
 
@@ -39,8 +59,7 @@ def test_backfill_create_recomputes_the_date(airflow_services, spark):
     services = airflow_services
     services.wait_for(lambda: any(d["dag_id"] == DAG_ID for d in services.api("GET", "/api/v2/dags")["dags"]),
                       timeout=180, what=f"{DAG_ID} to be parsed")
-    services.cli("backfill", "create", "--dag-id", DAG_ID, "--from-date", "2026-11-19T10:00:00+00:00",
-                 "--to-date", "2026-11-19T10:00:00+00:00", "--reprocess-behavior", "completed")
+    _create_backfill(services)
     # The scheduler queues no task of a paused DAG, backfill runs included, and the fixture starts
     # every DAG paused. Unpaused, the DAG also gets its latest scheduled run: the watermark checks
     # below allow for it (it may move the watermark forwards, never backwards).
