@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -91,39 +92,52 @@ def error_line(text: str) -> str:
     return (named[0] if named else text.strip())[:400]
 
 
-def run_action(spark: SparkSession, catalog: str, table: str, action: CompactionAction,
-               attempts: int = DEFAULT_ATTEMPTS) -> ActionResult:
-    result = ActionResult(action.kind, action.partition, list(action.partitions or ([action.partition] if action.partition else [])))
-    started = time.monotonic()
-    for attempt in range(1, attempts + 1):
-        result.attempts = attempt
-        retry = attempt > 1  # attempts after the first follow a conflict
-        spark.sparkContext.setJobDescription(f"lakeops compact {table} {action.partition or '(table)'}: {action.kind} attempt {attempt}")
-        log.info("compaction of %s %s: %s (attempt %d of %d%s)", table, action.partition or "(table)", action.kind, attempt,
-                 attempts, ", retry options" if retry and action.retry_options else "")
+def attempt_on_conflict(result: ActionResult, attempts: int, subject: str, attempt: Callable[[int], bool]) -> None:
+    """Call `attempt(n)` for n = 1.. up to `attempts`, into `result`. It returns True when the
+    action is done, False when it should go again (it records why). A commit refused because of
+    a concurrent one is recorded in result.conflicts and tried again, and fails the action on the
+    last attempt; any other error fails it at once."""
+    for n in range(1, attempts + 1):
+        result.attempts = n
         try:
-            row = spark.sql(procedure_sql(catalog, table, action, retry=retry)).first()
+            done = attempt(n)
         except Exception as e:  # py4j/Spark wrap the Java exception; its class and message are in str(e)
             text = error_line(str(e))
             if not is_conflict(str(e)):
                 result.status, result.error = "failed", text
-                break
-            result.conflicts.append(f"attempt {attempt}: procedure failed on a concurrent commit: {text}")
-            log.warning("compaction of %s %s conflicted with a concurrent commit (attempt %d of %d): %s",
-                        table, action.partition, attempt, attempts, text)
-            if attempt == attempts:
+                return
+            result.conflicts.append(f"attempt {n}: the commit conflicted with a concurrent one: {text}")
+            log.warning("%s conflicted with a concurrent commit (attempt %d of %d): %s", subject, n, attempts, text)
+            if n == attempts:
                 result.status, result.error = "failed", text
             continue
+        if done:
+            result.status = "done"
+            return
+
+
+def run_action(spark: SparkSession, catalog: str, table: str, action: CompactionAction,
+               attempts: int = DEFAULT_ATTEMPTS) -> ActionResult:
+    result = ActionResult(action.kind, action.partition, list(action.partitions or ([action.partition] if action.partition else [])))
+    subject = f"compaction of {table} {action.partition or '(table)'}"
+    started = time.monotonic()
+
+    def attempt(n: int) -> bool:
+        retry = n > 1  # attempts after the first follow a conflict
+        spark.sparkContext.setJobDescription(f"lakeops compact {table} {action.partition or '(table)'}: {action.kind} attempt {n}")
+        log.info("%s: %s (attempt %d of %d%s)", subject, action.kind, n, attempts,
+                 ", retry options" if retry and action.retry_options else "")
+        row = spark.sql(procedure_sql(catalog, table, action, retry=retry)).first()
         outputs = row.asDict() if row is not None else {}
         for key, value in outputs.items():
             result.outputs[key] = result.outputs.get(key, 0) + int(value or 0)
         failed = int(outputs.get("failed_data_files_count") or 0)
-        if not failed:
-            result.status = "done"
-            break
-        result.conflicts.append(f"attempt {attempt}: {failed} data files in groups whose commit conflicted were left as they were")
-        log.warning("compaction of %s %s: %d data files in conflicting groups not rewritten (attempt %d of %d)",
-                    table, action.partition, failed, attempt, attempts)
-        result.status = "partial"
+        if failed:
+            result.conflicts.append(f"attempt {n}: {failed} data files in groups whose commit conflicted were left as they were")
+            log.warning("%s: %d data files in conflicting groups not rewritten (attempt %d of %d)", subject, failed, n, attempts)
+            result.status = "partial"
+        return not failed
+
+    attempt_on_conflict(result, attempts, subject, attempt)
     result.duration_s = round(time.monotonic() - started, 2)
     return result

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakeops.compaction.model import CompactionAction
 from lakeops.health.compute import dangling_delete_paths
-from lakeops.spark.compact import ActionResult, error_line, is_conflict
+from lakeops.spark.compact import ActionResult, attempt_on_conflict
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -77,22 +77,11 @@ def remove_dangling_deletes(spark: SparkSession, catalog: Catalog, identifier: s
     result = ActionResult(action.kind, action.partition)
     started = time.monotonic()
     spark.sparkContext.setJobDescription(f"lakeops compact {qualified}: drop dangling delete files")
-    for attempt in range(1, attempts + 1):
-        result.attempts = attempt
-        try:
-            result.outputs = _drop_once(spark, catalog, identifier, qualified)
-        except Exception as e:  # py4j wraps the Java exception; its class and message are in str(e)
-            text = error_line(str(e))
-            if not is_conflict(str(e)):
-                result.status, result.error = "failed", text
-                break
-            result.conflicts.append(f"attempt {attempt}: the commit conflicted with a concurrent one: {text}")
-            log.warning("dropping dangling delete files of %s conflicted (attempt %d of %d): %s", qualified, attempt,
-                        attempts, text)
-            if attempt == attempts:
-                result.status, result.error = "failed", text
-            continue
-        result.status = "done"
-        break
+
+    def attempt(n: int) -> bool:
+        result.outputs = _drop_once(spark, catalog, identifier, qualified)
+        return True
+
+    attempt_on_conflict(result, attempts, f"dropping dangling delete files of {qualified}", attempt)
     result.duration_s = round(time.monotonic() - started, 2)
     return result

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta, timezone
 
+from lakeops.catalog import load_catalog
+from lakeops.compaction.plan import plan_table
 from lakeops.generator import generate_cdc
+from lakeops.health.compute import compute_health
 from lakeops.ingest.plan import plan_ingest
 from lakeops.spark.ingest_cdc import run_cdc_ingest
 
@@ -24,3 +28,12 @@ def land_and_merge(spark, config, table: str, intervals: int, per_minute: int = 
 
 def keys(spark, config, table: str) -> list[int]:
     return sorted(r[0] for r in spark.table(config.qualified(table)).select(KEYS[table]).collect())
+
+
+def health_and_plan(config, table: str, **policy):
+    """(health, plan, pyiceberg table) of `table` now, under its policy with `policy`'s overrides."""
+    spec = config.table(table)
+    loaded = load_catalog(config.catalog).load_table(config.identifier(table))
+    chosen = dataclasses.replace(spec.compaction, **policy)
+    health = compute_health(loaded, chosen)
+    return health, plan_table(health, chosen, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns), loaded

@@ -4,28 +4,17 @@ before/after figures."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from lakeops.catalog import load_catalog
-from lakeops.compaction.plan import REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, plan_table
+from lakeops.compaction.plan import REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES
 from lakeops.compaction.serde import plan_from_json
-from lakeops.health.compute import compute_health
 from lakeops.inflight import read_markers
 from lakeops.spark.compact_table import run_compaction
 
-from .conftest import keys, land_and_merge
+from .conftest import health_and_plan, keys, land_and_merge
 
 pytestmark = pytest.mark.spark
-
-
-def _plan(config, table, **policy):
-    spec = config.table(table)
-    loaded = load_catalog(config.catalog).load_table(config.identifier(table))
-    chosen = dataclasses.replace(spec.compaction, **policy)
-    return plan_table(compute_health(loaded, chosen), chosen, partition_by=spec.partition_by,
-                      sort_columns=spec.zonemap.columns), loaded
 
 
 # day(created_at) and bucket(8, user_id) partition predicates; the replaced files' deletes left dangling, or dropped at once
@@ -35,7 +24,7 @@ def test_compaction_folds_the_deletes_of_the_planned_partitions_and_keeps_every_
     stats = land_and_merge(catalog_spark, lakeops_config, table, 2, per_minute=40)
     before_keys = keys(catalog_spark, lakeops_config, table)
     assert before_keys == sorted(stats.live[table])
-    plan, loaded = _plan(lakeops_config, table, delete_ratio_threshold=0.01, min_fragment_files=2,
+    _, plan, loaded = health_and_plan(lakeops_config, table, delete_ratio_threshold=0.01, min_fragment_files=2,
                          max_dangling_delete_files=max_dangling)
     assert plan.actions and {a.kind for a in plan.actions} <= {REWRITE_DATA, REWRITE_DELETES, REMOVE_DANGLING}
     assert (REMOVE_DANGLING in {a.kind for a in plan.actions}) == (max_dangling == 0)
@@ -59,7 +48,7 @@ def test_compaction_folds_the_deletes_of_the_planned_partitions_and_keeps_every_
 
 def test_dry_run_changes_nothing(catalog_spark, lakeops_config):
     land_and_merge(catalog_spark, lakeops_config, "users", 2, per_minute=30)
-    plan, loaded = _plan(lakeops_config, "users", delete_ratio_threshold=0.01)
+    _, plan, loaded = health_and_plan(lakeops_config, "users", delete_ratio_threshold=0.01)
     snapshot = loaded.current_snapshot().snapshot_id
 
     result = run_compaction(catalog_spark, lakeops_config, "users", plan, "dry", dry_run=True)

@@ -9,28 +9,20 @@ import dataclasses
 import pytest
 
 from lakeops.catalog import load_catalog
-from lakeops.compaction.plan import REMOVE_DANGLING, plan_table
-from lakeops.health.compute import compute_health, dangling_delete_paths
+from lakeops.compaction.plan import REMOVE_DANGLING
+from lakeops.health.compute import dangling_delete_paths
 from lakeops.spark.compact_table import run_compaction
 from lakeops.spark.dangling import live_delete_files
 
-from .conftest import keys, land_and_merge
+from .conftest import health_and_plan, keys, land_and_merge
 
 pytestmark = pytest.mark.spark
-
-
-def _health_and_plan(config, table: str, **policy):
-    spec = config.table(table)
-    loaded = load_catalog(config.catalog).load_table(config.identifier(table))
-    chosen = dataclasses.replace(spec.compaction, **policy)
-    health = compute_health(loaded, chosen)
-    return health, plan_table(health, chosen, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns), loaded
 
 
 def _left_dangling(spark, config, table: str):
     """Merge CDC changes, then compact without dropping: the replaced files' delete files dangle."""
     land_and_merge(spark, config, table, 2, per_minute=40)
-    _, plan, _ = _health_and_plan(config, table, delete_ratio_threshold=0.01, min_fragment_files=2,
+    _, plan, _ = health_and_plan(config, table, delete_ratio_threshold=0.01, min_fragment_files=2,
                                   max_dangling_delete_files=10_000)
     assert run_compaction(spark, config, table, plan, "fold")["status"] == "done"
 
@@ -38,7 +30,7 @@ def _left_dangling(spark, config, table: str):
 def test_a_run_drops_exactly_the_dangling_delete_files_in_one_commit_without_a_spark_job(catalog_spark, lakeops_config):
     _left_dangling(catalog_spark, lakeops_config, "orders")
     before_keys = keys(catalog_spark, lakeops_config, "orders")
-    health, plan, loaded = _health_and_plan(lakeops_config, "orders", max_dangling_delete_files=1)
+    health, plan, loaded = health_and_plan(lakeops_config, "orders", max_dangling_delete_files=1)
     snapshot, dangling = dangling_delete_paths(loaded)
     assert snapshot == health.snapshot_id and len(dangling) == health.dangling_delete_files > 0
     [drop] = [a for a in plan.actions if a.kind == REMOVE_DANGLING]
@@ -78,7 +70,7 @@ def test_iceberg_refuses_a_drop_whose_files_a_concurrent_commit_removed(catalog_
     assert len(found) == len(dangling) > 0
     for delete_file in found:
         stale.deleteFile(delete_file)
-    _, plan, _ = _health_and_plan(lakeops_config, "users", max_dangling_delete_files=1)
+    _, plan, _ = health_and_plan(lakeops_config, "users", max_dangling_delete_files=1)
     [drop] = [a for a in plan.actions if a.kind == REMOVE_DANGLING]
     assert run_compaction(catalog_spark, lakeops_config, "users", dataclasses.replace(plan, actions=(drop,)),
                           "first")["status"] == "done"

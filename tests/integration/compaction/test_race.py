@@ -102,7 +102,7 @@ def test_a_call_that_lost_to_a_merge_is_retried_with_partial_progress_and_loses_
 
     [action] = [a for a in result["actions"] if a["kind"] == "rewrite_data_files"]
     print(f"race-3: {action['status']} after {action['attempts']} attempts: {action['conflicts']}")
-    assert action["conflicts"][0].startswith("attempt 1: procedure failed on a concurrent commit"), action
+    assert action["conflicts"][0].startswith("attempt 1: the commit conflicted with a concurrent one"), action
     assert (action["status"], action["attempts"]) == ("done", 2), action
     assert result["after"]["applied_delete_files"] < result["before"]["applied_delete_files"]
     assert keys(catalog_spark, lakeops_config, "orders") == sorted(stats.live["orders"]), "deleted keys stay deleted"

@@ -71,7 +71,7 @@ def test_a_conflicting_commit_is_retried_with_partial_progress():
     assert (result.status, result.attempts) == ("done", 2)
     assert "partial-progress" not in session.statements[0]
     assert "'partial-progress.enabled', 'true'" in session.statements[1]
-    assert result.conflicts == [f"attempt 1: procedure failed on a concurrent commit: {CONFLICT}"]
+    assert result.conflicts == [f"attempt 1: the commit conflicted with a concurrent one: {CONFLICT}"]
     assert result.outputs["rewritten_data_files_count"] == 5
 
 
