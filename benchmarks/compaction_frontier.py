@@ -47,7 +47,7 @@ def report(points: list[dict[str, Any]]) -> str:
     rows = [[f"{p['run']} ({p['stream']})", p["variant"], f"{p['cpu_s']:.1f}", f"{p['full_median']:.2f} ({p['full_p90']:.2f})"]
             for p in points]
     return ("Compaction CPU s (threshold: with its health checks) against the full scan's CPU time over a "
-            f"fresh copy's, median (p90) over the run's points; cheapest first within a run.\n\n"
+            "fresh copy's, median (p90) over the run's points; cheapest first within a run.\n\n"
             + markdown_table(["run", "maintenance", "compaction CPU s", "full scan vs fresh: median (p90)"], rows)
             + "\n")
 

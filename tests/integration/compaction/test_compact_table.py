@@ -25,7 +25,7 @@ def test_compaction_folds_the_deletes_of_the_planned_partitions_and_keeps_every_
     before_keys = keys(catalog_spark, lakeops_config, table)
     assert before_keys == sorted(stats.live[table])
     _, plan, loaded = health_and_plan(lakeops_config, table, delete_ratio_threshold=0.01, min_fragment_files=2,
-                         max_dangling_delete_files=max_dangling)
+                                      max_dangling_delete_files=max_dangling)
     assert plan.actions and {a.kind for a in plan.actions} <= {REWRITE_DATA, REWRITE_DELETES, REMOVE_DANGLING}
     assert (REMOVE_DANGLING in {a.kind for a in plan.actions}) == (max_dangling == 0)
     plan = plan_from_json(__import__("json").dumps(plan.as_dict()))  # the way the DAG hands it over

@@ -23,7 +23,7 @@ def _left_dangling(spark, config, table: str):
     """Merge CDC changes, then compact without dropping: the replaced files' delete files dangle."""
     land_and_merge(spark, config, table, 2, per_minute=40)
     _, plan, _ = health_and_plan(config, table, delete_ratio_threshold=0.01, min_fragment_files=2,
-                                  max_dangling_delete_files=10_000)
+                                 max_dangling_delete_files=10_000)
     assert run_compaction(spark, config, table, plan, "fold")["status"] == "done"
 
 
