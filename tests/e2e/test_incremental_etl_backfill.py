@@ -18,6 +18,9 @@ from tests.dags.test_incremental_etl_dag import seed_events
 
 pytestmark = [pytest.mark.airflow, pytest.mark.e2e, pytest.mark.spark]
 
+DAG_ID = "incremental_etl"
+USER = 80019  # no other test writes this user
+
 
 def _create_backfill(services, attempts: int = 3) -> None:
     """`airflow backfill create`, tried again when SQLite refuses its write: in WAL mode a
@@ -37,9 +40,6 @@ def _create_backfill(services, attempts: int = 3) -> None:
             if backfill.get("completed_at") is None:
                 services.api("PUT", f"/api/v2/backfills/{backfill['id']}/cancel")
         time.sleep(2)
-
-DAG_ID = "incremental_etl"
-USER = 80019  # no other test writes this user
 
 
 def test_backfill_create_recomputes_the_date(airflow_services, spark):
