@@ -22,24 +22,29 @@ DAG_ID = "incremental_etl"
 USER = 80019  # no other test writes this user
 
 
-def _create_backfill(services, attempts: int = 3) -> None:
-    """`airflow backfill create`, tried again when SQLite refuses its write: in WAL mode a
-    transaction that read before the scheduler's last commit cannot upgrade to a write and fails at
-    once with "database is locked", whatever the busy timeout. Airflow commits the backfill before
-    its runs and removes it after a lock error on Postgres and MySQL only, so the one a refused
-    attempt left without runs is cancelled (REST API) before the next attempt."""
+def _cli_while_locked(services, *args: str, attempts: int, before_retry=lambda: None) -> None:
+    """`airflow <args>`, tried again when SQLite refuses its write with "database is locked" (the
+    scheduler holds the metadata database's write lock, or, in WAL mode, the command's transaction
+    read before the scheduler's last commit and cannot upgrade to a write, which fails at once
+    whatever the busy timeout); `before_retry` undoes what a refused attempt left."""
     for attempt in range(1, attempts + 1):
         try:
-            services.cli("backfill", "create", "--dag-id", DAG_ID, "--from-date", "2026-11-19T10:00:00+00:00",
-                         "--to-date", "2026-11-19T10:00:00+00:00", "--reprocess-behavior", "completed")
+            services.cli(*args)
             return
         except RuntimeError as e:
             if "database is locked" not in str(e) or attempt == attempts:
                 raise
-        for backfill in services.api("GET", f"/api/v2/backfills?dag_id={DAG_ID}")["backfills"]:
-            if backfill.get("completed_at") is None:
-                services.api("PUT", f"/api/v2/backfills/{backfill['id']}/cancel")
+        before_retry()
         time.sleep(2)
+
+
+def _cancel_open_backfills(services) -> None:
+    """Airflow commits a backfill before its runs and removes it after a lock error on Postgres and
+    MySQL only: on SQLite a refused `backfill create` leaves one without runs, which would make the
+    next attempt fail (one running backfill per DAG)."""
+    for backfill in services.api("GET", f"/api/v2/backfills?dag_id={DAG_ID}")["backfills"]:
+        if backfill.get("completed_at") is None:
+            services.api("PUT", f"/api/v2/backfills/{backfill['id']}/cancel")
 
 
 def test_backfill_create_recomputes_the_date(airflow_services, spark):
@@ -59,11 +64,13 @@ def test_backfill_create_recomputes_the_date(airflow_services, spark):
     services = airflow_services
     services.wait_for(lambda: any(d["dag_id"] == DAG_ID for d in services.api("GET", "/api/v2/dags")["dags"]),
                       timeout=180, what=f"{DAG_ID} to be parsed")
-    _create_backfill(services)
+    _cli_while_locked(services, "backfill", "create", "--dag-id", DAG_ID, "--from-date", "2026-11-19T10:00:00+00:00",
+                      "--to-date", "2026-11-19T10:00:00+00:00", "--reprocess-behavior", "completed", attempts=3,
+                      before_retry=lambda: _cancel_open_backfills(services))
     # The scheduler queues no task of a paused DAG, backfill runs included, and the fixture starts
     # every DAG paused. Unpaused, the DAG also gets its latest scheduled run: the watermark checks
     # below allow for it (it may move the watermark forwards, never backwards).
-    _unpause(services, DAG_ID)
+    _cli_while_locked(services, "dags", "unpause", DAG_ID, attempts=5)
 
     def finished():
         runs = services.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns?run_type=backfill")["dag_runs"]
@@ -93,18 +100,6 @@ def _sequence(table, snapshot_id: int) -> int:
     snapshot = table.snapshot_by_id(snapshot_id)
     assert snapshot is not None, f"watermark snapshot {snapshot_id} is gone from {table.name()}"
     return snapshot.sequence_number
-
-
-def _unpause(services, dag_id: str, attempts: int = 5) -> None:
-    """`airflow dags unpause`, again when the scheduler holds the SQLite metadata database's write lock."""
-    for attempt in range(1, attempts + 1):
-        try:
-            services.cli("dags", "unpause", dag_id)
-            return
-        except RuntimeError as e:
-            if "database is locked" not in str(e) or attempt == attempts:
-                raise
-            time.sleep(2)
 
 
 def _task_logs(services, chars: int = 4000) -> str:
