@@ -136,7 +136,7 @@ class CompactionPolicy:
     once without it, and the attempts after a conflicting commit use it, so a group that conflicts again is left
     out alone; "always": every attempt uses it. Iceberg 1.11's partial-progress committer spins a driver core
     while file groups are being rewritten (apache/iceberg#12086): on the compaction benchmark's table one call of
-    14 partitions cost 2.20 CPU s with it (3 commits) and 1.39 without (benchmarks/results/compaction_call.md). A
+    14 partitions cost 2.05 CPU s with it (3 commits) and 1.56 without (benchmarks/results/compaction_call.md). A
     conflict needs a writer deleting rows of a file being rewritten in the seconds a call takes; its retry plans
     again on the new state."""
     max_file_amplification: float | None = 1.5
