@@ -129,6 +129,8 @@ def _sizes(text: str) -> list[int]:
         sizes = [int(part) for part in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: give comma-separated row counts, e.g. 10000,100000,1000000") from None
+    if len(set(sizes)) != len(sizes):
+        raise argparse.ArgumentTypeError(f"{text!r}: give each size once (one table per size)")
     if any(size < TOUCHES for size in sizes):
         raise argparse.ArgumentTypeError(f"{text!r}: every size needs at least {TOUCHES} rows, one for each update")
     return sizes

@@ -31,9 +31,11 @@ def test_report_gives_each_size_its_medians_and_the_rise_per_mb():
     assert "each MB added 0.200 CPU s" in text
 
 
-def test_sizes_refuse_a_partition_too_small_for_the_updates_and_text_that_is_no_number():
+def test_sizes_refuse_a_partition_too_small_for_the_updates_a_repeated_size_and_text_that_is_no_number():
     assert _sizes("10000,100000") == [10000, 100000]
     with pytest.raises(argparse.ArgumentTypeError, match="at least 3 rows"):
         _sizes("2,100")
     with pytest.raises(argparse.ArgumentTypeError, match="comma-separated row counts"):
         _sizes("10k")
+    with pytest.raises(argparse.ArgumentTypeError, match="each size once"):
+        _sizes("100,100")
