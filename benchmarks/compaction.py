@@ -35,7 +35,7 @@ from typing import Any
 
 from benchmarks.compaction_meter import Cost, Meter, time_queries
 from benchmarks.compaction_report import plot, report
-from benchmarks.compaction_workload import (BATCH, CRON_ACTION, START, TUNED_CRON_ACTION, Scenario, bench_config,
+from benchmarks.compaction_workload import (BATCH, CRON_ACTION, PARTITION_BY, START, TUNED_CRON_ACTION, Scenario, bench_config,
                                             fresh_copy, parse_scenario, queries)
 from benchmarks.results import configure_logging, save
 
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="lakeops-bench-compaction-"))
     policy = json.loads(args.policy) if args.policy else {}
     health_limits = json.loads(args.health) if args.health else {}
-    config = bench_config(work, scenarios, policy, health_limits)
+    config = bench_config(work, scenarios, policy, health_limits, args.partition_by)
     steps = int(args.hours * 60) // 5
     stats = generate_cdc(config.landing_root, START, steps * 5, args.changes_per_minute, seed=args.seed,
                          history_days=args.history_days, history_orders_per_day=args.history_orders_per_day,
@@ -223,6 +223,8 @@ def main() -> None:
     parser.add_argument("--history-orders-per-day", type=int, default=10000)
     parser.add_argument("--skew", type=float, default=2.0, help="Zipf exponent on the changed order's age in days")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--partition-by", default=PARTITION_BY,
+                        help="the tables' partition transform, e.g. month(created_at) for fewer, larger partitions")
     parser.add_argument("--scenarios", nargs="+",
                         default=["none", "fixed:30", "fixed:15", "tuned:10", "tuned:20", "tuned:30", "threshold"])
     parser.add_argument("--measure-every", type=int, default=10, help="simulated minutes between measurements")

@@ -69,7 +69,7 @@ def report(result: dict[str, Any]) -> str:
     fresh = {q: {m: statistics.median(p["query"][q]["fresh"][m] for p in series) for m in ("cpu_s", "wall_s")}
              for q in QUERIES}
     return (
-        f"{args['hours']:g} simulated hours; `orders` partitioned by day(created_at): an initial snapshot of "
+        f"{args['hours']:g} simulated hours; `orders` partitioned by {args.get('partition_by', 'day(created_at)')}: an initial snapshot of "
         f"{result['snapshot_orders']:,} orders over {args['history_days']} days, then {_rate(args)} "
         f"({result['changes']}), order updates and deletes skewed to recent days (Zipf exponent "
         f"{args['skew']} on the age in days), applied every 5 minutes by the CDC ingest job. {result['rows']:,} live "

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakeops.compaction.plan import REWRITE_DATA, CompactionAction
 from lakeops.config import LakeopsConfig, parse_config
+from lakeops.ingest.ddl import spark_transform
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 START = datetime(2026, 11, 21, 23, 0, tzinfo=timezone.utc)
 """The stream starts an hour before midnight: a new day partition becomes the hot one mid-run."""
 BATCH = timedelta(minutes=5)
+PARTITION_BY = "day(created_at)"
+"""The shipped `orders` table's partitioning."""
 FRESH = "orders_fresh"
 
 # The fixed schedule's call: rewrite_data_files on the whole table, no options (Iceberg's defaults:
@@ -77,10 +80,11 @@ def parse_scenario(text: str) -> Scenario:
 
 
 
-def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any]) -> LakeopsConfig:
-    """One `orders`-shaped table per scenario (the shipped table's partitioning and policy) and
-    a catalog of its own under `work`."""
-    table = {"schema": "orders", "source": "cdc/orders", "partition_by": ["day(created_at)"],
+def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any],
+                 partition_by: str = PARTITION_BY) -> LakeopsConfig:
+    """One `orders`-shaped table per scenario (the shipped table's policy; its partitioning
+    unless `partition_by` says otherwise) and a catalog of its own under `work`."""
+    table = {"schema": "orders", "source": "cdc/orders", "partition_by": [partition_by],
              "compaction": policy, "health": health}
     tables = {s.table: table for s in scenarios}
     return parse_config({"catalog": {"name": f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops",
@@ -91,7 +95,7 @@ def fresh_copy(spark: SparkSession, config: LakeopsConfig, source: str) -> str:
     """A freshly compacted copy of `source`: the same rows written anew, one file per partition."""
     target = config.qualified(FRESH)
     spark.sql(f"DROP TABLE IF EXISTS {target} PURGE")
-    spark.sql(f"CREATE TABLE {target} USING iceberg PARTITIONED BY (days(created_at)) "
+    spark.sql(f"CREATE TABLE {target} USING iceberg PARTITIONED BY ({spark_transform(config.table(source).partition_by[0])}) "
               f"TBLPROPERTIES ('format-version' = '2') AS SELECT * FROM {config.qualified(source)}")
     return target
 

@@ -13,7 +13,7 @@ BASE_PROPERTIES = {
 }
 
 
-def _spark_transform(transform: str) -> str:
+def spark_transform(transform: str) -> str:
     """Config transforms use Iceberg's names; Spark DDL spells the time ones in plural."""
     column = partition_source_column(transform)
     for name in ("year", "month", "day", "hour"):
@@ -26,7 +26,7 @@ def _create_sql(config: LakeopsConfig, name: str, schema: str, partition_by: tup
     columns = ",\n  ".join(f"{c.name} {c.sql_type}{' NOT NULL' if c.required else ''}" for c in BUILTIN_SCHEMAS[schema])
     sql = f"CREATE TABLE IF NOT EXISTS {config.qualified(name)} (\n  {columns}\n) USING iceberg"
     if partition_by:
-        sql += f"\nPARTITIONED BY ({', '.join(_spark_transform(t) for t in partition_by)})"
+        sql += f"\nPARTITIONED BY ({', '.join(spark_transform(t) for t in partition_by)})"
     props = ", ".join(f"'{k}' = '{v}'" for k, v in BASE_PROPERTIES.items())
     return sql + f"\nTBLPROPERTIES ({props})"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lakeops.exceptions import ConfigError
-from lakeops.ingest.ddl import BASE_PROPERTIES, create_table_sql, table_ddl
+from lakeops.ingest.ddl import BASE_PROPERTIES, create_table_sql, spark_transform, table_ddl
 
 PROPERTIES = "TBLPROPERTIES ('format-version' = '2', 'write.wap.enabled' = 'true', 'write.parquet.compression-codec' = 'zstd')"
 
@@ -130,3 +130,14 @@ def test_unsafe_name_never_reaches_sql(make_config):
     config = config_with(make_config)
     with pytest.raises(ConfigError, match="is not a valid identifier"):
         config.qualified("events; drop table x")
+
+
+@pytest.mark.parametrize(("transform", "spark"), [
+    ("day(created_at)", "days(created_at)"),
+    ("month(created_at)", "months(created_at)"),
+    ("hour(event_time)", "hours(event_time)"),
+    ("bucket(16, user_id)", "bucket(16, user_id)"),
+    ("country", "country"),
+])
+def test_spark_transform_spells_time_transforms_in_plural_and_leaves_others(transform: str, spark: str) -> None:
+    assert spark_transform(transform) == spark

@@ -1,0 +1,28 @@
+"""The compaction benchmark's scenarios and table config, from literal values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.compaction_workload import PARTITION_BY, Scenario, bench_config, parse_scenario
+from lakeops.exceptions import ConfigError
+
+
+def test_scenarios_parse_from_their_names_and_refuse_a_period_not_in_whole_intervals() -> None:
+    assert parse_scenario("tuned:20") == Scenario("tuned20", "tuned", 20)
+    assert parse_scenario("threshold") == Scenario("threshold", "threshold")
+    with pytest.raises(ValueError, match="multiple of 5"):
+        parse_scenario("fixed:12")
+    with pytest.raises(ValueError, match="unknown"):
+        parse_scenario("weekly")
+
+
+def test_tables_take_the_shipped_partitioning_unless_told_otherwise(tmp_path: Path) -> None:
+    scenarios = [parse_scenario("none"), parse_scenario("threshold")]
+    assert bench_config(tmp_path, scenarios, {}, {}).table("orders_none").partition_by == (PARTITION_BY,)
+    coarse = bench_config(tmp_path, scenarios, {}, {}, "month(created_at)")
+    assert {coarse.table(s.table).partition_by for s in scenarios} == {("month(created_at)",)}
+    with pytest.raises(ConfigError, match="week"):
+        bench_config(tmp_path, scenarios, {}, {}, "week(created_at)")
