@@ -78,8 +78,15 @@ def report(result: dict[str, Any]) -> str:
         f"({len(series)} points), query times are medians of {args['repeats']} runs taken round-robin; a fresh copy "
         f"answers the full scan in {fresh['full']['wall_s']:.3f} s ({fresh['full']['cpu_s']:.3f} CPU s) and the last 24 "
         f"hours in {fresh['recent']['wall_s']:.3f} s ({fresh['recent']['cpu_s']:.3f} CPU s), medians. "
-        f"Run took {result['duration_s'] / 60:.0f} min, load average {load['min']:.1f} to {load['max']:.1f} "
-        f"(median {load['median']:.1f}) on 2 cores.\n\n{table}\n")
+        f"{_warm_up(result.get('warm_up'))}Run took {result['duration_s'] / 60:.0f} min, load average "
+        f"{load['min']:.1f} to {load['max']:.1f} (median {load['median']:.1f}) on 2 cores.\n\n{table}\n")
+
+
+def _warm_up(warm_up: dict[str, Any] | None) -> str:
+    if not warm_up:  # results saved before the warm-up existed: the first variant to compact paid the JVM's warm-up
+        return "No warm-up: the first compaction of the run paid the JVM's. "
+    return (f"Every kind of compaction ran once on a scratch copy first, unmeasured "
+            f"({'; '.join(warm_up['ran'])}; {warm_up['cpu_s']:.1f} CPU s). ")
 
 
 def _rate(args: dict[str, Any]) -> str:

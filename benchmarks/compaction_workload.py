@@ -66,6 +66,12 @@ class Scenario:
         return f"orders_{self.name}"
 
 
+WARM_UP = Scenario("warmup", "threshold")
+"""A scratch copy on which every kind of compaction runs once before the stream, unmeasured."""
+WARM_UP_POLICY = {"max_file_amplification": 1.05, "min_fragment_files": 1}
+"""The scratch copy's trigger fires on any extra file, so its planner has a fold to run after one MERGE."""
+
+
 def parse_scenario(text: str) -> Scenario:
     """'none', 'threshold', 'fixed:30' or 'tuned:10' (a cron every 30 or 10 simulated minutes)."""
     kind, _, every = text.partition(":")
@@ -83,10 +89,12 @@ def parse_scenario(text: str) -> Scenario:
 def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any],
                  partition_by: str = PARTITION_BY) -> LakeopsConfig:
     """One `orders`-shaped table per scenario (the shipped table's policy; its partitioning
-    unless `partition_by` says otherwise) and a catalog of its own under `work`."""
+    unless `partition_by` says otherwise), the warm-up's scratch copy, and a catalog of its own
+    under `work`."""
     table = {"schema": "orders", "source": "cdc/orders", "partition_by": [partition_by],
              "compaction": policy, "health": health}
     tables = {s.table: table for s in scenarios}
+    tables[WARM_UP.table] = {**table, "compaction": {**policy, **WARM_UP_POLICY}}
     return parse_config({"catalog": {"name": f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops",
                                      "data_dir": str(work / "data")}, "tables": tables}, work)
 
