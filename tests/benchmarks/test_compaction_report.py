@@ -1,4 +1,4 @@
-"""The compaction benchmark's report, from a saved result and from literal values."""
+"""The compaction benchmark's report, from the saved results and from literal values."""
 
 from __future__ import annotations
 
@@ -10,14 +10,26 @@ from benchmarks.compaction_report import _warm_up, report
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
 
+def _saved_runs() -> dict[str, dict]:
+    runs = {p.stem: json.loads(p.read_text()) for p in sorted(RESULTS.glob("compaction*.json"))}
+    return {name: run for name, run in runs.items() if "series" in run}  # compaction_call is another benchmark
+
+
 def test_the_warm_up_is_named_with_what_ran_and_its_cost() -> None:
     text = _warm_up({"ran": ["threshold: done, 1 action(s)", "tuned cron: done", "fixed cron: done"], "cpu_s": 6.04})
     assert "threshold: done, 1 action(s); tuned cron: done; fixed cron: done; 6.0 CPU s" in text
     assert "unmeasured" in text
 
 
-def test_a_result_saved_without_a_warm_up_says_so() -> None:
-    result = json.loads((RESULTS / "compaction_busy_quiet_amp20.json").read_text())
-    text = report(result)
-    assert "No warm-up: the first compaction of the run paid the JVM's." in text
-    assert "| threshold | 80 + 82 |" in text
+def test_a_run_without_the_warm_up_says_so() -> None:
+    run = _saved_runs()["compaction_busy_quiet"]
+    assert "Every kind of compaction ran once on a scratch copy first" in report(run)
+    del run["warm_up"]
+    assert "No warm-up: the first compaction of the run paid the JVM's." in report(run)
+
+
+def test_every_saved_report_is_what_the_report_makes_of_its_figures() -> None:
+    runs = _saved_runs()
+    assert {"compaction", "compaction_variable", "compaction_busy_quiet"} <= set(runs)
+    for name, run in runs.items():
+        assert report(run) == (RESULTS / f"{name}.md").read_text(), name
