@@ -36,8 +36,8 @@ from typing import Any
 
 from benchmarks.compaction_meter import Cost, Meter, time_queries
 from benchmarks.compaction_report import plot, report
-from benchmarks.compaction_workload import (BATCH, CRON_ACTION, PARTITION_BY, START, TUNED_CRON_ACTION, WARM_UP, Scenario,
-                                            bench_config, fresh_copy, parse_scenario, queries)
+from benchmarks.compaction_workload import (BATCH, CRON_ACTION, PARTITION_BY, START, TUNED_CRON_ACTION, WARM_UP_TABLE,
+                                            Scenario, bench_config, fresh_copy, parse_scenario, queries)
 from benchmarks.results import configure_logging, save
 
 log = logging.getLogger("benchmarks.compaction")
@@ -102,7 +102,7 @@ def warm_up(spark, config, meter: Meter) -> dict[str, Any]:
     from lakeops.spark.compact import run_action
     from lakeops.spark.ingest_cdc import run_cdc_ingest
 
-    table, cost, ran = WARM_UP.table, Cost(), []
+    table, cost, ran = WARM_UP_TABLE, Cost(), []
     runner = Threshold(spark, config, table)
     with meter.measure(cost):
         for step, kind in enumerate(("threshold", "tuned", "fixed")):
@@ -160,10 +160,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # (the same DDL, one file per partition like the MERGE wrote): set-up, not measured.
     first = scenarios[0].table
     run_cdc_ingest(spark, config, first, plan_ingest(config, first, START - BATCH, START))
-    for s in [*scenarios[1:], WARM_UP]:
-        for statement in table_ddl(config, config.table(s.table)):
+    for table in [*(s.table for s in scenarios[1:]), WARM_UP_TABLE]:
+        for statement in table_ddl(config, config.table(table)):
             spark.sql(statement)
-        spark.sql(f"INSERT INTO {config.qualified(s.table)} SELECT * FROM {config.qualified(first)}")
+        spark.sql(f"INSERT INTO {config.qualified(table)} SELECT * FROM {config.qualified(first)}")
     warmed = warm_up(spark, config, meter)
     ingest = {s.name: Cost() for s in scenarios}
     compaction = {s.name: Cost() for s in scenarios}

@@ -66,7 +66,7 @@ class Scenario:
         return f"orders_{self.name}"
 
 
-WARM_UP = Scenario("warmup", "threshold")
+WARM_UP_TABLE = "orders_warmup"
 """A scratch copy on which every kind of compaction runs once before the stream, unmeasured."""
 WARM_UP_POLICY = {"max_file_amplification": 1.05, "min_fragment_files": 1}
 """The scratch copy's trigger fires on any extra file, so its planner has a fold to run after one MERGE."""
@@ -94,7 +94,7 @@ def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], 
     table = {"schema": "orders", "source": "cdc/orders", "partition_by": [partition_by],
              "compaction": policy, "health": health}
     tables = {s.table: table for s in scenarios}
-    tables[WARM_UP.table] = {**table, "compaction": {**policy, **WARM_UP_POLICY}}
+    tables[WARM_UP_TABLE] = {**table, "compaction": {**policy, **WARM_UP_POLICY}}
     return parse_config({"catalog": {"name": f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops",
                                      "data_dir": str(work / "data")}, "tables": tables}, work)
 

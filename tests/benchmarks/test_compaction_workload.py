@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.compaction_workload import PARTITION_BY, WARM_UP, Scenario, bench_config, parse_scenario
+from benchmarks.compaction_workload import PARTITION_BY, WARM_UP_TABLE, Scenario, bench_config, parse_scenario
 from lakeops.exceptions import ConfigError
 
 
@@ -30,6 +30,6 @@ def test_tables_take_the_shipped_partitioning_unless_told_otherwise(tmp_path: Pa
 
 def test_the_warm_up_copy_keeps_the_tables_policy_but_fires_on_any_extra_file(tmp_path: Path) -> None:
     config = bench_config(tmp_path, [parse_scenario("threshold")], {"max_bytes_per_run_mb": 512}, {})
-    warm = config.table(WARM_UP.table).compaction
+    warm = config.table(WARM_UP_TABLE).compaction
     assert (warm.max_file_amplification, warm.min_fragment_files, warm.max_bytes_per_run_mb) == (1.05, 1, 512)
     assert config.table("orders_threshold").compaction.max_file_amplification == 1.5
