@@ -2,7 +2,7 @@
 compaction benchmark's saved results (benchmarks/compaction.py), so the variants that hold the
 query can be compared by what they spend. Runs nothing; reads the .json files.
 
-    python -m benchmarks.compaction_frontier     # compaction, compaction_variable, compaction_steady_amp20
+    python -m benchmarks.compaction_frontier     # the runs in DEFAULT_RUNS
     python -m benchmarks.compaction_frontier compaction compaction_variable
 """
 
@@ -13,18 +13,31 @@ import json
 from typing import Any
 
 from benchmarks.compaction_report import summary
+from benchmarks.compaction_workload import PARTITION_BY
 from benchmarks.results import RESULTS_DIR, markdown_table, results_path
 
-DEFAULT_RUNS = ("compaction", "compaction_variable", "compaction_steady_amp20")
+DEFAULT_RUNS = ("compaction_steady_warm", "compaction_busy_quiet", "compaction_variable", "compaction_steady_amp20")
+"""Steady, busy and quiet (both with the warm-up), varying, and steady with the trigger at 2.0."""
 BAND = 1.15
 """The benchmark's goal: the full scan within 15% of a freshly compacted table."""
 
 
 def run_label(result: dict[str, Any]) -> str:
-    """'steady' or 'varying' (a rate profile), and the trigger when the run set one."""
-    label = "varying" if result["args"].get("rate_profile") else "steady"
+    """The stream ('steady', or its rate multipliers and how long each lasts), the partitioning
+    when it is not the shipped one, the trigger when the run set one, and whether the run warmed
+    the JVM up first."""
+    args = result["args"]
+    profile = args.get("rate_profile")
+    parts = [f"rates x{'/'.join(f'{r:g}' for r in profile)} per {args.get('rate_block_minutes', 60)} min"
+             if profile else "steady"]
+    if args.get("partition_by") not in (None, PARTITION_BY):
+        parts.append(f"by {args['partition_by']}")
     trigger = (result.get("policy") or {}).get("max_file_amplification")
-    return f"{label}, max_file_amplification {trigger:g}" if trigger is not None else label
+    if trigger is not None:
+        parts.append(f"max_file_amplification {trigger:g}")
+    if result.get("warm_up"):
+        parts.append("warm-up")
+    return ", ".join(parts)
 
 
 def frontier(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

@@ -38,7 +38,7 @@ def test_points_leave_out_the_uncompacted_table_count_the_checks_and_go_cheapest
     assert tuned["cpu_s"] == 9.0
     assert (threshold["full_median"], threshold["full_p90"]) == (1.1, 1.3)  # ratios 1.0, 1.1, 1.3
     assert (tuned["full_median"], tuned["full_p90"]) == (1.0, 1.2)  # ratios 1.2, 1.0, 1.0
-    assert (points[0]["stream"], points[2]["stream"]) == ("steady", "varying, max_file_amplification 2")
+    assert (points[0]["stream"], points[2]["stream"]) == ("steady", "rates x0.25/3 per 60 min, max_file_amplification 2")
 
 
 def test_the_report_names_each_run_by_its_stream():
@@ -46,4 +46,15 @@ def test_the_report_names_each_run_by_its_stream():
 
     assert "| compaction (steady) | threshold | 7.0 | 1.10 (1.30) |" in text
     assert "none" not in text.split("\n\n", 1)[1]
-    assert run_label({"args": {"rate_profile": [1.0]}, "policy": None}) == "varying"
+
+
+
+def test_a_run_is_labelled_by_its_stream_layout_trigger_and_warm_up():
+    busy_quiet = {"args": {"rate_profile": [3.0, 0.1], "rate_block_minutes": 60, "partition_by": "day(created_at)"},
+                  "policy": None, "warm_up": {"ran": ["threshold: done, 1 action(s)"], "cpu_s": 20.3}}
+    month = {"args": {"rate_profile": [], "partition_by": "month(created_at)"},
+             "policy": {"max_file_amplification": 2.0}, "warm_up": None}
+
+    assert run_label(busy_quiet) == "rates x3/0.1 per 60 min, warm-up"
+    assert run_label(month) == "steady, by month(created_at), max_file_amplification 2"
+    assert run_label({"args": {}, "policy": None}) == "steady", "runs saved before these fields existed"
