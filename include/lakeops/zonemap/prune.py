@@ -34,6 +34,12 @@ def _value(term: Any, literal: Any) -> Any:
     return value
 
 
+def _signed_zero(value: Any) -> bool:
+    """-0.0 and 0.0 are equal to Python and to Arrow's comparisons, but Arrow's is_in tells them
+    apart (it hashes the bits): a file whose values are all zero may still match NOT IN (0.0)."""
+    return isinstance(value, float) and value == 0.0
+
+
 class _MayMatch(BoundBooleanExpressionVisitor[bool]):
     def __init__(self, entry: ZonemapEntry) -> None:
         self.entry = entry
@@ -131,7 +137,7 @@ class _MayMatch(BoundBooleanExpressionVisitor[bool]):
         stats = self._stats(term)
         if stats is None or stats.null_count is None or stats.null_count > 0:
             return True
-        return self._compare(term, lambda lo, hi: not (lo == hi and lo in values))
+        return self._compare(term, lambda lo, hi: not (lo == hi and lo in values and not _signed_zero(lo)))
 
     def visit_starts_with(self, term: Any, literal: Literal[Any]) -> bool:
         prefix = literal.value

@@ -242,3 +242,17 @@ def test_a_float_column_prunes_against_the_literal_rounded_to_32_bits():
         assert arrow_of(history, history.live["f1"]).filter(expression_to_pyarrow(bind(schema, predicate, True))).num_rows == 1
         assert may_match(history.index["f1"], predicate, schema), predicate
     assert not may_match(history.index["f1"], E.GreaterThan("b", 0.1), schema)
+
+
+def test_a_file_of_negative_zeros_is_kept_for_not_in_zero():
+    """Arrow's is_in hashes the bits, so -0.0 is not in (0.0) and the row matches NOT IN; the file
+    must be kept although its bounds equal the excluded value to Python (-0.0 == 0.0). A file of
+    one non-zero value is still pruned for NOT IN that value."""
+    history = History()
+    history.write([{"a": 1, "b": -0.0, "s": "a", "t": 1}], micro=True)
+    history.write([{"a": 2, "b": 2.5, "s": "b", "t": 2}], micro=True)
+    schema = history.schema()
+    for predicate in (E.NotIn("b", [-1.5, 0.0]), E.Not(E.In("b", [0.0, 1.5]))):
+        assert arrow_of(history, history.live["f1"]).filter(expression_to_pyarrow(bind(schema, predicate, True))).num_rows == 1
+        assert may_match(history.index["f1"], predicate, schema), predicate
+    assert not may_match(history.index["f2"], E.NotIn("b", [2.5, 0.0]), schema)
