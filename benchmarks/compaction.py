@@ -10,7 +10,8 @@ copy of the table per scenario (see benchmarks/compaction_workload.py):
 * fixed:N:   a cron job: rewrite_data_files on the whole table, Iceberg's defaults, every N minutes;
 * tuned:N:   the same with min-input-files 2 (every partition with two or more files), every N minutes;
 * threshold: health from metadata, the sensors' threshold checks, the pure planner and the runner
-             (lakeops.spark.compact_table.run_compaction), checked after every interval.
+             (lakeops.spark.compact_table.run_compaction), checked after every interval;
+             threshold:A the same with max_file_amplification A instead of the policy's.
 
 Every `--measure-every` simulated minutes each table's health is recorded and two queries (a
 full scan, the last 24 hours) are timed round-robin (median of `--repeats`) against a freshly
@@ -122,11 +123,16 @@ def warm_up(spark, config, meter: Meter) -> dict[str, Any]:
 
 
 def _health(catalog, config, table: str) -> dict[str, Any]:
+    """The table's health figures, and the files a full scan opens against the files of a compacted
+    copy (lakeops.health.layout: what the threshold trigger weighs)."""
     from lakeops.compaction.serde import health_figures
     from lakeops.health.compute import compute_health
+    from lakeops.health.layout import table_layout
 
-    figures = health_figures(compute_health(catalog.load_table(config.identifier(table)), config.table(table).compaction))
+    health = compute_health(catalog.load_table(config.identifier(table)), config.table(table).compaction)
+    figures = health_figures(health)
     figures.pop("snapshot_id")
+    figures["scan_files"], figures["compacted_files"] = table_layout(health.partitions, health.target_file_size_bytes)
     return figures
 
 
@@ -263,7 +269,9 @@ def main() -> None:
                         help="the tables' partition transform, e.g. month(created_at) for fewer, larger partitions")
     parser.add_argument("--scenarios", nargs="+",
                         default=["none", "fixed:30", "fixed:15", "tuned:10", "tuned:20", "tuned:30", "threshold"])
-    parser.add_argument("--measure-every", type=int, default=10, help="simulated minutes between measurements")
+    parser.add_argument("--measure-every", type=int, default=5,
+                        help="simulated minutes between measurements; 5 measures every interval (a longer step that "
+                             "divides a cron's period always finds that cron just after its run)")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each query per measurement (median)")
     parser.add_argument("--policy", help="JSON compaction policy of the tables (default: the shipped defaults)")
     parser.add_argument("--health", help="JSON health thresholds of the tables (default: the shipped defaults)")

@@ -37,6 +37,9 @@ def summary(result: dict[str, Any]) -> dict[str, dict[str, float]]:
         row["files_mean"] = statistics.mean(h["data_files"] + h["delete_files"] for h in health)
         row["read_amp_files_mean"] = statistics.mean(h["read_amp_files"] for h in health)
         row["read_amp_bytes_mean"] = statistics.mean(h["read_amp_bytes"] for h in health)
+        if all("scan_files" in h for h in health):  # runs saved before the benchmark recorded it have none
+            layout = [h["scan_files"] / h["compacted_files"] for h in health if h["compacted_files"]]
+            row["file_amp_median"], row["file_amp_p90"] = statistics.median(layout), _p90(layout)
         cost, evaluation = result["compaction"][name], result["evaluation"][name]
         row.update(compaction_calls=cost["calls"], compaction_wall_s=cost["wall_s"], compaction_cpu_s=cost["cpu_s"],
                    evaluation_cpu_s=evaluation["cpu_s"], ingest_cpu_s=result["ingest"][name]["cpu_s"])
@@ -49,18 +52,21 @@ def report(result: dict[str, Any]) -> str:
     rows = []
     figures = summary(result)
     fixed = [s["name"] for s in result["scenarios"] if s["kind"] in ("fixed", "tuned")]
+    with_layout = all("file_amp_median" in f for f in figures.values())
     for scenario in result["scenarios"]:
         name = scenario["name"]
         f, end = figures[name], series[-1]["health"][name]
         vs_fixed = " / ".join(f"{f['compaction_cpu_s'] / figures[x]['compaction_cpu_s']:.2f}" for x in fixed
                               if figures[x]["compaction_cpu_s"])
+        layout = [f"{f['file_amp_median']:.2f} ({f['file_amp_p90']:.2f})"] if with_layout else []
         rows.append([name, f"{end['data_files']:,} + {end['delete_files']:,}", f"{f['files_mean']:.0f}",
-                     f"{f['read_amp_files_mean']:.2f} / {f['read_amp_bytes_mean']:.2f}",
+                     f"{f['read_amp_files_mean']:.2f} / {f['read_amp_bytes_mean']:.2f}", *layout,
                      *[f"{f[f'{q}_{m}_median']:.2f} ({f[f'{q}_{m}_p90']:.2f})" for q in QUERIES for m in ("cpu_s", "wall_s")],
                      str(f["compaction_calls"]), f"{f['compaction_wall_s']:.1f}", f"{f['compaction_cpu_s']:.1f}",
                      vs_fixed if scenario["kind"] != "none" else "", f"{f['evaluation_cpu_s']:.1f}", f"{f['ingest_cpu_s']:.0f}"])
     table = markdown_table(
         ["maintenance", "data + delete files (end)", "files (mean)", "read amp files / bytes (mean)",
+         *(["files a full scan opens vs a compacted copy: median (p90)"] if with_layout else []),
          "full scan vs fresh, CPU: median (p90)", "full scan vs fresh, wall", "last 24 h vs fresh, CPU",
          "last 24 h vs fresh, wall", "compaction runs",
          "compaction wall s", "compaction CPU s", f"CPU vs {' / '.join(fixed)}", "health checks CPU s",

@@ -60,6 +60,8 @@ class Scenario:
     """none | fixed | tuned | threshold"""
     every: int = 0
     """fixed, tuned: simulated minutes between runs."""
+    trigger: float | None = None
+    """threshold: the table's max_file_amplification, when not the policy's."""
 
     @property
     def table(self) -> str:
@@ -73,27 +75,35 @@ WARM_UP_POLICY = {"max_file_amplification": 1.05, "min_fragment_files": 1}
 
 
 def parse_scenario(text: str) -> Scenario:
-    """'none', 'threshold', 'fixed:30' or 'tuned:10' (a cron every 30 or 10 simulated minutes)."""
+    """'none', 'threshold', 'threshold:1.8' (its max_file_amplification), 'fixed:30' or 'tuned:10'
+    (a cron every 30 or 10 simulated minutes)."""
     kind, _, every = text.partition(":")
     if kind in ("fixed", "tuned"):
         if not every.isdigit() or int(every) % 5:
             raise ValueError(f"scenario {text!r}: give the schedule's period in minutes, a multiple of 5, e.g. {kind}:30")
         return Scenario(f"{kind}{every}", kind, int(every))
+    if kind == "threshold" and every:
+        try:
+            trigger = float(every)
+        except ValueError:
+            trigger = 0.0
+        if not trigger > 1:
+            raise ValueError(f"scenario {text!r}: give the trigger's max_file_amplification, above 1, e.g. threshold:1.8")
+        return Scenario(f"threshold{trigger:g}".replace(".", "_"), kind, trigger=trigger)
     if kind in ("none", "threshold") and not every:
         return Scenario(kind, kind)
-    raise ValueError(f"scenario {text!r} is unknown; use none, threshold, fixed:<minutes> or tuned:<minutes>")
-
-
+    raise ValueError(f"scenario {text!r} is unknown; use none, threshold[:<amplification>], fixed:<minutes> or tuned:<minutes>")
 
 
 def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any],
                  partition_by: str = PARTITION_BY) -> LakeopsConfig:
-    """One `orders`-shaped table per scenario (the shipped table's policy; its partitioning
-    unless `partition_by` says otherwise), the warm-up's scratch copy, and a catalog of its own
-    under `work`."""
+    """One `orders`-shaped table per scenario (the shipped table's policy, with the scenario's own
+    trigger if it has one; its partitioning unless `partition_by` says otherwise), the warm-up's
+    scratch copy, and a catalog of its own under `work`."""
     table = {"schema": "orders", "source": "cdc/orders", "partition_by": [partition_by],
              "compaction": policy, "health": health}
-    tables = {s.table: table for s in scenarios}
+    tables = {s.table: table if s.trigger is None else {**table, "compaction": {**policy, "max_file_amplification": s.trigger}}
+              for s in scenarios}
     tables[WARM_UP_TABLE] = {**table, "compaction": {**policy, **WARM_UP_POLICY}}
     return parse_config({"catalog": {"name": f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops",
                                      "data_dir": str(work / "data")}, "tables": tables}, work)

@@ -33,3 +33,14 @@ def test_every_saved_report_is_what_the_report_makes_of_its_figures() -> None:
     assert {"compaction", "compaction_variable", "compaction_busy_quiet"} <= set(runs)
     for name, run in runs.items():
         assert report(run) == (RESULTS / f"{name}.md").read_text(), name
+
+
+def test_the_scan_files_against_a_compacted_copy_are_reported_when_the_run_recorded_them() -> None:
+    run = _saved_runs()["compaction_busy_quiet"]
+    assert "files a full scan opens vs a compacted copy" not in report(run)
+    for i, point in enumerate(run["series"]):
+        for health in point["health"].values():
+            health["scan_files"], health["compacted_files"] = [(62, 62), (93, 62), (124, 62)][i % 3]
+    text = report(run)
+    assert "files a full scan opens vs a compacted copy: median (p90)" in text
+    assert "| 1.50 (2.00) |" in text  # each variant's ratios: 1.0, 1.5 and 2.0 in turn
