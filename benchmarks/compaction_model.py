@@ -36,8 +36,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks.compaction_report import p90
 from benchmarks.compaction_workload import BATCH, START
 from benchmarks.results import RESULTS_DIR, markdown_table, results_path
+from lakeops.config import CompactionPolicy
 
 RUN_CPU_S, PARTITION_CPU_S = 0.43, 0.052
 """CPU s of one compaction run and of each partition it folds: a least-squares fit to the
@@ -179,7 +181,7 @@ def cron(every: int, min_input_files: int = 2) -> Policy:
     return choose
 
 
-def threshold(amplification: float, min_excess_files: int = 12) -> Policy:
+def threshold(amplification: float, min_excess_files: int = CompactionPolicy().min_fragment_files) -> Policy:
     """lakeops' table-wide rule (lakeops.health.layout.over_file_amplification), checked after every
     interval: when a full scan opens `amplification` times the files of a compacted copy and
     min_excess_files more, fold every partition with an extra file."""
@@ -189,11 +191,6 @@ def threshold(amplification: float, min_excess_files: int = 12) -> Policy:
             return [p for p in table.files if table.scan_files(p) > 1]
         return []
     return choose
-
-
-def _p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
 
 
 def simulate(snapshot: dict[int, str], intervals: list[list[Change]], policy: Policy) -> dict[str, Any]:
@@ -208,7 +205,7 @@ def simulate(snapshot: dict[int, str], intervals: list[list[Change]], policy: Po
         runs, folds = runs + bool(chosen), folds + len(chosen)
         amplification.append(table.scanned() / table.compacted())
     return {"runs": runs, "folds": folds, "cpu_s": round(RUN_CPU_S * runs + PARTITION_CPU_S * folds, 2),
-            "amp_median": round(statistics.median(amplification), 3), "amp_p90": round(_p90(amplification), 3)}
+            "amp_median": round(statistics.median(amplification), 3), "amp_p90": round(p90(amplification), 3)}
 
 
 def policies() -> dict[str, Policy]:

@@ -14,7 +14,7 @@ def _ratios(series: list[dict[str, Any]], query: str, name: str, measure: str) -
     return [p["query"][query][name][measure] / p["query"][query]["fresh"][measure] for p in series]
 
 
-def _p90(values: list[float]) -> float:
+def p90(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
 
@@ -33,13 +33,13 @@ def summary(result: dict[str, Any]) -> dict[str, dict[str, float]]:
             for measure in ("cpu_s", "wall_s"):
                 ratios = _ratios(series, query, name, measure)
                 row[f"{query}_{measure}_median"] = statistics.median(ratios)
-                row[f"{query}_{measure}_p90"] = _p90(ratios)
+                row[f"{query}_{measure}_p90"] = p90(ratios)
         row["files_mean"] = statistics.mean(h["data_files"] + h["delete_files"] for h in health)
         row["read_amp_files_mean"] = statistics.mean(h["read_amp_files"] for h in health)
         row["read_amp_bytes_mean"] = statistics.mean(h["read_amp_bytes"] for h in health)
         if all("scan_files" in h for h in health):  # runs saved before the benchmark recorded it have none
             layout = [h["scan_files"] / h["compacted_files"] for h in health if h["compacted_files"]]
-            row["file_amp_median"], row["file_amp_p90"] = statistics.median(layout), _p90(layout)
+            row["file_amp_median"], row["file_amp_p90"] = statistics.median(layout), p90(layout)
         cost, evaluation = result["compaction"][name], result["evaluation"][name]
         row.update(compaction_calls=cost["calls"], compaction_wall_s=cost["wall_s"], compaction_cpu_s=cost["cpu_s"],
                    evaluation_cpu_s=evaluation["cpu_s"], ingest_cpu_s=result["ingest"][name]["cpu_s"])
