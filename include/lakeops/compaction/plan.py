@@ -22,8 +22,9 @@ full scan.
 Delete figures count the delete files a reader applies (lakeops.health.model): dangling ones
 fire no rule. A data rewrite leaves the delete files of the files it replaced dangling: they name
 data files that are gone, or are older than every live data file of their partition. Once the
-table holds max_dangling_delete_files of them, the run drops them all after its rewrites, in one
-metadata-only commit (lakeops.spark.dangling; it finds those the run's own rewrites left too).
+table will hold max_dangling_delete_files of them after a run's rewrites (those there plus those
+the rewrites leave), the run drops them all after its rewrites, in one metadata-only commit
+(lakeops.spark.dangling; it finds those the run's own rewrites left too).
 Data rewrites are binpack, or sort by the table's zonemap columns when there are any (tight
 per-file ranges make the zonemaps prune).
 The table's manifests are rewritten when there are more than manifest_rewrite_threshold data
@@ -186,19 +187,30 @@ def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chose
                      sort_columns) for p in shrinking]
 
 
+def _left_dangling(p: PartitionHealth) -> int:
+    """Delete files a data rewrite of the partition leaves dangling, at most: its applied position
+    deletes and deletion vectors, which name the files the rewrite replaces (a file kept whole
+    keeps its own; equality deletes go on applying)."""
+    return max(0, p.applied_delete_files - p.equality_delete_files)
+
+
 def _dangling_action(metrics: TableHealth, policy: CompactionPolicy,
                      selected: list[CompactionAction]) -> CompactionAction | None:
-    """Once the table holds max_dangling_delete_files dangling delete files, the run drops them
-    after its rewrites, those the rewrites leave included: one commit, no Spark job. With 0, every
-    run that rewrites data drops what it leaves. A scan's planning reads every entry, but a
-    hundred cost it next to nothing (the compaction benchmark's tuned cron reads at fresh speed
-    with 200), so waiting for them spares a commit per run."""
+    """Once the table will hold max_dangling_delete_files dangling delete files after this run's
+    rewrites (those there now plus those the rewrites leave), the run drops them all after its
+    rewrites: one commit, no Spark job. Counting what the run leaves spares the next run a drop of
+    its own, which a sensor firing with no rewrite to plan would otherwise start for this alone.
+    With 0, every run that rewrites data drops what it leaves. A scan's planning reads every
+    entry, but a hundred cost it next to nothing (the compaction benchmark's tuned cron reads at
+    fresh speed with 200), so waiting for them spares a commit per run."""
+    rewritten = {a.partition for a in selected if a.kind == REWRITE_DATA}
+    left = sum(_left_dangling(p) for p in metrics.partitions if p.partition in rewritten)
     dangling, limit = metrics.dangling_delete_files, policy.max_dangling_delete_files
-    if dangling < limit or not (dangling or any(a.kind == REWRITE_DATA for a in selected)):
+    if dangling + left < limit or not (dangling or rewritten):
         return None
     return CompactionAction(
         REMOVE_DANGLING, "", None,
-        f"dangling delete files: {dangling} >= max_dangling_delete_files {limit}, plus those this run's rewrites leave",
+        f"dangling delete files: {dangling} + up to {left} this run's rewrites leave >= max_dangling_delete_files {limit}",
         input_delete_files=dangling, expected_delete_files_after=0)
 
 

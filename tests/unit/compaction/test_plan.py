@@ -227,14 +227,33 @@ def test_dangling_delete_files_fire_no_delete_rule():
 
 def test_a_run_drops_dangling_deletes_after_its_rewrites_once_the_table_holds_max_dangling_delete_files():
     deleted = part(2, delete_files=3, delete_records=150_000, delete_bytes=3 * MB)
-    below = plan_table(table(deleted, _dangling(1, 99)), POLICY, partition_by=PARTITION_BY)
+    below = plan_table(table(deleted, _dangling(1, 96)), POLICY, partition_by=PARTITION_BY)  # 96 + 3 < 100
     assert [a.kind for a in below.actions] == [REWRITE_DATA]
     at = plan_table(table(deleted, _dangling(1, 100), data_manifests=101), POLICY, partition_by=PARTITION_BY)
     assert [a.kind for a in at.actions] == [REWRITE_DATA, REMOVE_DANGLING, REWRITE_MANIFESTS]
     drop = at.actions[1]
     assert (drop.partition, drop.where, drop.input_bytes, drop.input_delete_files, drop.expected_files_saved) == ("", None, 0, 100, 100)
-    assert drop.reason == "dangling delete files: 100 >= max_dangling_delete_files 100, plus those this run's rewrites leave"
+    assert drop.reason == "dangling delete files: 100 + up to 3 this run's rewrites leave >= max_dangling_delete_files 100"
     assert at.actions[0].options["remove-dangling-deletes"] == "false"
+
+
+def test_a_run_counts_the_delete_files_its_rewrites_leave_dangling_towards_the_limit():
+    # 3 applied delete files in d2 name files its rewrite replaces: 97 + 3 reach 100 in this run, not the next.
+    deleted = part(2, delete_files=3, delete_records=150_000, delete_bytes=3 * MB)
+    reached = plan_table(table(deleted, _dangling(1, 97)), POLICY, partition_by=PARTITION_BY)
+    assert [a.kind for a in reached.actions] == [REWRITE_DATA, REMOVE_DANGLING]
+    assert reached.actions[1].reason == ("dangling delete files: 97 + up to 3 this run's rewrites leave >= "
+                                         "max_dangling_delete_files 100")
+    assert [a.kind for a in plan_table(table(deleted, _dangling(1, 96)), POLICY,
+                                       partition_by=PARTITION_BY).actions] == [REWRITE_DATA]
+    # Equality deletes go on applying to the rewritten rows' keys: a rewrite leaves none of them dangling.
+    equality = dataclasses.replace(deleted, equality_delete_files=3)
+    assert [a.kind for a in plan_table(table(equality, _dangling(1, 97)), POLICY,
+                                       partition_by=PARTITION_BY).actions] == [REWRITE_DATA]
+    # Only the partitions the run rewrites count: d3's delete files stay applied, under the rules.
+    untouched = part(3, delete_files=3, delete_records=1_000, delete_bytes=3 * MB)
+    assert [a.kind for a in plan_table(table(untouched, _dangling(1, 97)), POLICY,
+                                       partition_by=PARTITION_BY).actions] == []
 
 
 def test_max_dangling_delete_files_zero_drops_what_each_data_rewrite_leaves():
