@@ -93,18 +93,23 @@ def plot(points: list[dict[str, Any]], out_name: str) -> None:
     fig.savefig(results_path(out_name, ".png"), dpi=90)
 
 
+def load_runs(names: list[str]) -> dict[str, dict[str, Any]]:
+    """Saved compaction runs by name; a missing one stops with the command that makes it."""
+    runs = {}
+    for name in names:
+        path = RESULTS_DIR / f"{name}.json"
+        if not path.exists():
+            raise SystemExit(f"{path} does not exist: run the compaction benchmark with --name {name} first")
+        runs[name] = json.loads(path.read_text())
+    return runs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", default=list(DEFAULT_RUNS), help="results names under benchmarks/results/")
     parser.add_argument("--name", default="compaction_frontier", help="output name under benchmarks/results/")
     args = parser.parse_args()
-    runs = {}
-    for name in args.runs:
-        path = RESULTS_DIR / f"{name}.json"
-        if not path.exists():
-            raise SystemExit(f"{path} does not exist: run the compaction benchmark with --name {name} first")
-        runs[name] = json.loads(path.read_text())
-    points = frontier(runs)
+    points = frontier(load_runs(args.runs))
     text = report(points)
     print(text)
     results_path(args.name, ".md").write_text(text)
