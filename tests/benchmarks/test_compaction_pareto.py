@@ -1,10 +1,14 @@
-"""The trigger-against-cron comparison on both counts, from literal saved results."""
+"""The trigger-against-cron comparison on both counts: literal results in, the pairs out; and the saved comparison."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from benchmarks.compaction_frontier import load_runs
 from benchmarks.compaction_pareto import beats, pairs, report, variants
+from benchmarks.results import RESULTS_DIR
 
 
 def _health(scan: list[int]) -> list[dict]:
@@ -65,3 +69,10 @@ def test_a_run_without_scan_file_counts_is_refused_with_the_fix():
     with pytest.raises(ValueError, match="run compaction_variable recorded no scan-file counts .* "
                                          "python -m benchmarks.compaction --name compaction_variable"):
         variants(old, "compaction_variable")
+
+
+def test_the_saved_comparison_is_what_the_code_makes_of_the_saved_runs():
+    saved = (RESULTS_DIR / "compaction_pareto.md").read_text()
+    names = list(dict.fromkeys(re.findall(r"^\| (compaction\w*) \(", saved, re.MULTILINE)))
+    assert len(names) >= 4, names
+    assert report(pairs(load_runs(names))) == saved
