@@ -21,6 +21,9 @@ from benchmarks.compaction_frontier import load_runs, run_label
 from benchmarks.compaction_report import summary
 from benchmarks.results import markdown_table, results_path
 
+CRONS = ("fixed", "tuned")
+"""The scenario kinds that run on a schedule."""
+
 
 def variants(result: dict[str, Any], run: str) -> list[dict[str, Any]]:
     """The run's compacted variants: kind, scan-file p90 and median, CPU s with the checks."""
@@ -28,10 +31,14 @@ def variants(result: dict[str, Any], run: str) -> list[dict[str, Any]]:
     if not all("file_amp_p90" in f for f in figures.values()):
         raise ValueError(f"run {run} recorded no scan-file counts (measured before they were): re-run it with "
                          f"python -m benchmarks.compaction --name {run}")
-    return [{"variant": s["name"], "kind": s["kind"], "p90": round(figures[s["name"]]["file_amp_p90"], 2),
-             "median": round(figures[s["name"]]["file_amp_median"], 2),
-             "cpu_s": round(figures[s["name"]]["compaction_cpu_s"] + figures[s["name"]]["evaluation_cpu_s"], 1)}
-            for s in result["scenarios"] if s["kind"] != "none"]
+    found = []
+    for s in result["scenarios"]:
+        if s["kind"] != "none":
+            f = figures[s["name"]]
+            found.append({"variant": s["name"], "kind": s["kind"], "p90": round(f["file_amp_p90"], 2),
+                          "median": round(f["file_amp_median"], 2),
+                          "cpu_s": round(f["compaction_cpu_s"] + f["evaluation_cpu_s"], 1)})
+    return found
 
 
 def beats(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -45,7 +52,7 @@ def pairs(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for run, result in runs.items():
         found = variants(result, run)
-        crons = [v for v in found if v["kind"] in ("fixed", "tuned")]
+        crons = [v for v in found if v["kind"] in CRONS]
         for trigger in (v for v in found if v["kind"] == "threshold"):
             out.append({"run": run, "stream": run_label(result), **trigger,
                         "beats": [c["variant"] for c in crons if beats(trigger, c)],
@@ -82,7 +89,7 @@ def plot(runs: dict[str, dict[str, Any]], out_name: str) -> None:
     for run, result in runs.items():
         found = variants(result, run)
         color = ax.plot([], [])[0].get_color()
-        crons = sorted((v for v in found if v["kind"] != "threshold"), key=lambda v: v["p90"])
+        crons = sorted((v for v in found if v["kind"] in CRONS), key=lambda v: v["p90"])
         ax.plot([c["p90"] for c in crons], [c["cpu_s"] for c in crons], "o-", color=color, label=f"{run}: {run_label(result)}")
         for v in found:
             if v["kind"] == "threshold":
