@@ -55,6 +55,10 @@ STREAMS = {
 """The saved real runs' streams (compaction_steady_warm, compaction_variable, compaction_busy_quiet)."""
 CRONS = (10, 15, 20, 25, 30, 40)
 TRIGGERS = (1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 2.0, 2.2)
+WORST_FIRST = ((1.5, 1.2), (1.8, 1.1), (1.8, 1.2), (2.0, 1.2))
+"""(fire at, fold down to): the trigger folding only its worst partitions, an alternative lakeops rejects."""
+SETTLED = ((1.8, 5), (1.8, 10), (2.0, 10))
+"""(fire at, minutes): the trigger folding only partitions dirty for that long, another alternative lakeops rejects."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,43 @@ def threshold(amplification: float, min_excess_files: int = CompactionPolicy().m
     return choose
 
 
+def worst_first(amplification: float, fold_to: float,
+                min_excess_files: int = CompactionPolicy().min_fragment_files) -> Policy:
+    """The same trigger folding only the partitions with the most extra files, until a full scan
+    would open `fold_to` times the files of a compacted copy: fewer partitions a run, more runs."""
+    fires = threshold(amplification, min_excess_files)
+
+    def choose(table: FileCount, minute: int) -> list[str]:
+        scanned, limit, chosen = table.scanned(), fold_to * table.compacted(), []
+        for partition in sorted(fires(table, minute), key=lambda p: -table.scan_files(p)):
+            if scanned <= limit:
+                break
+            chosen.append(partition)
+            scanned -= table.scan_files(partition) - 1
+        return chosen
+    return choose
+
+
+def settled(amplification: float, minutes: int,
+            min_excess_files: int = CompactionPolicy().min_fragment_files) -> Policy:
+    """The same trigger folding only the partitions that have held an extra file for `minutes` or
+    more (it must see every interval): the rest wait for the next run, so folds are staggered."""
+    fires = threshold(amplification, min_excess_files)
+    dirty_since: dict[str, int] = {}
+
+    def choose(table: FileCount, minute: int) -> list[str]:
+        for partition in table.files:
+            if table.scan_files(partition) > 1:
+                dirty_since.setdefault(partition, minute)
+            else:
+                dirty_since.pop(partition, None)
+        chosen = [p for p in fires(table, minute) if minute - dirty_since[p] >= minutes]
+        for partition in chosen:
+            del dirty_since[partition]
+        return chosen
+    return choose
+
+
 def simulate(snapshot: dict[int, str], intervals: list[list[Change]], policy: Policy) -> dict[str, Any]:
     """Runs, partitions folded, modelled compaction CPU, and the files a full scan opens against a
     compacted copy after each interval (median, p90): what a reader finds during the interval."""
@@ -209,7 +250,9 @@ def simulate(snapshot: dict[int, str], intervals: list[list[Change]], policy: Po
 
 
 def policies() -> dict[str, Policy]:
-    return {**{f"tuned{m}": cron(m) for m in CRONS}, **{f"threshold {a:g}": threshold(a) for a in TRIGGERS}}
+    return {**{f"tuned{m}": cron(m) for m in CRONS}, **{f"threshold {a:g}": threshold(a) for a in TRIGGERS},
+            **{f"worst-first {a:g} to {to:g}": worst_first(a, to) for a, to in WORST_FIRST},
+            **{f"settled {a:g} for {m}": settled(a, m) for a, m in SETTLED}}
 
 
 def check(name: str) -> tuple[int, int, list[str]]:
@@ -266,12 +309,16 @@ def plot(results: dict[str, dict[str, dict[str, Any]]], out_name: str) -> None:
 
     fig, axes = plt.subplots(1, len(results), figsize=(6 * len(results), 5), sharey=True)
     for ax, (stream, rows) in zip(axes, results.items()):
-        for prefix, style in (("tuned", "o-"), ("threshold", "*-")):
+        for prefix, style, label in (("tuned", "o-", "tuned cron"), ("threshold", "*-", "threshold trigger"),
+                                     ("worst-first", "s", "trigger folding its worst partitions only"),
+                                     ("settled", "^", "trigger folding partitions dirty for a while only")):
             mine = sorted((r["amp_p90"], r["cpu_s"], n) for n, r in rows.items() if n.startswith(prefix))
-            ax.plot([m[0] for m in mine], [m[1] for m in mine], style, label="tuned cron" if prefix == "tuned"
-                    else "threshold trigger", markersize=9 if prefix == "threshold" else 6)
+            ax.plot([m[0] for m in mine], [m[1] for m in mine], style, label=label,
+                    markersize=9 if prefix == "threshold" else 6,
+                    fillstyle="full" if prefix in ("tuned", "threshold") else "none")
             for amp, cpu, name in mine:
-                ax.annotate(name.replace("threshold ", ""), (amp, cpu), textcoords="offset points", xytext=(4, 4), fontsize=7)
+                ax.annotate(name.split(" ", 1)[1] if " " in name else name, (amp, cpu),
+                            textcoords="offset points", xytext=(4, 4), fontsize=7)
         ax.set_title(stream, fontsize=10)
         ax.set_xlabel("files a full scan opens vs a compacted copy, p90 over the intervals")
         ax.legend(fontsize=8)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.compaction_model import Change, FileCount, cron, net_changes, simulate, threshold
+from benchmarks.compaction_model import Change, FileCount, cron, net_changes, settled, simulate, threshold, worst_first
 
 DAY1, DAY2 = 1763683200000000, 1763769600000000  # 2025-11-21 and -22, 00:00 UTC, in microseconds
 
@@ -56,6 +56,31 @@ def test_the_trigger_fires_on_the_whole_tables_amplification_and_folds_every_par
     assert threshold(1.7)(table, 5) == []
     assert sorted(threshold(1.5)(table, 5)) == [f"p{k}" for k in range(6)]
     assert threshold(1.5, min_excess_files=13)(table, 5) == []
+
+
+def test_worst_first_folds_the_partitions_with_most_extra_files_until_the_scan_is_down_to_its_level() -> None:
+    table = FileCount({k: f"p{k}" for k in range(10)})
+    table.apply([Change(k, f"p{k}", "update") for k in range(4)], 0)  # p0..p3: 3 files each
+    table.apply([Change(2, "p2", "update"), Change(3, "p3", "update")], 1)  # p2, p3: 5 files each
+    assert (table.scanned(), table.compacted()) == (22, 10)
+
+    assert worst_first(2.0, 1.4, min_excess_files=1)(table, 10) == ["p2", "p3"], "22 - 4 - 4 = 14 files: at 1.4"
+    assert worst_first(2.0, 1.2, min_excess_files=1)(table, 10) == ["p2", "p3", "p0"], "14 - 2 = 12 files: at 1.2"
+    assert worst_first(2.0, 1.0, min_excess_files=1)(table, 10) == ["p2", "p3", "p0", "p1"]
+    assert worst_first(2.3, 1.0, min_excess_files=1)(table, 10) == [], "22 files are under 2.3 times 10: no run"
+
+
+def test_settled_folds_only_the_partitions_dirty_for_its_minutes_and_remembers_them_between_checks() -> None:
+    table = FileCount({k: f"p{k}" for k in range(10)})
+    choose = settled(1.2, 10, min_excess_files=1)
+    table.apply([Change(0, "p0", "update")], 0)
+    assert choose(table, 5) == [], "12 files against 10 fire the trigger, but p0 turned dirty just now"
+    table.apply([Change(1, "p1", "update")], 1)
+    assert choose(table, 10) == [], "14 files: over 1.2, but p0 has been dirty for 5 minutes, p1 for none"
+    table.apply([Change(2, "p2", "update")], 2)
+    assert choose(table, 15) == ["p0"], "p0 dirty since minute 5"
+    table.fold("p0")
+    assert choose(table, 20) == ["p1"], "p0 is clean again; p1 dirty since minute 10"
 
 
 def test_simulate_counts_runs_folds_and_the_flatness_after_each_interval() -> None:
