@@ -5,31 +5,15 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from lakeops.config import load_config
-from lakeops.ingest.plan import parse_moment, plan_ingest
 from lakeops.spark.ingest_events import run_ingest
-from lakeops.spark.job import run_job
-from lakeops.spark.session import build_session
+from lakeops.spark.interval_job import interval_parser, run_interval_job
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--table", required=True)
-    parser.add_argument("--start", required=True)
-    parser.add_argument("--end", required=True)
-    parser.add_argument("--config", help="path of lakeops.yaml (default: $LAKEOPS_CONFIG)")
-    args = parser.parse_args(argv)
-
-    def body() -> dict:
-        config = load_config(args.config)
-        plan = plan_ingest(config, args.table, parse_moment(args.start), parse_moment(args.end))
-        spark = build_session(config, f"lakeops ingest {args.table}")
-        return run_ingest(spark, config, args.table, plan).as_dict()
-
-    return run_job(body)
+    args = interval_parser(__doc__).parse_args(argv)
+    return run_interval_job(args, f"lakeops ingest {args.table}", run_ingest)
 
 
 if __name__ == "__main__":
