@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.compaction_meter import Cost, Meter
-from benchmarks.compaction_workload import BATCH, START, TUNED_CRON_ACTION, Scenario, bench_config
-from benchmarks.results import configure_logging, markdown_table, save
+from benchmarks.compaction_workload import TUNED_CRON_ACTION, Scenario, bench_config, land_and_ingest
+from benchmarks.results import markdown_table, run_and_save
 
 TABLE = "orders_call"
 
@@ -73,30 +73,26 @@ def _variants(plan) -> dict[str, tuple[Any, ...]]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from lakeops.catalog import load_catalog
     from lakeops.compaction.plan import plan_table
-    from lakeops.generator import generate_cdc
-    from lakeops.health.compute import compute_health
-    from lakeops.ingest.plan import plan_ingest
     from lakeops.compaction.plan import REMOVE_DANGLING
+    from lakeops.health.compute import compute_health
     from lakeops.spark.compact import run_action
     from lakeops.spark.dangling import remove_dangling_deletes
-    from lakeops.spark.ingest_cdc import run_cdc_ingest
     from lakeops.spark.session import build_session
 
     work = Path(tempfile.mkdtemp(prefix="lakeops-bench-compaction-call-"))
     config = bench_config(work, [Scenario("call", "threshold")], {}, {})
-    generate_cdc(config.landing_root, START, args.intervals * 5, args.changes_per_minute, seed=args.seed,
-                 history_days=60, history_orders_per_day=10000, order_age_skew=2.0)
     spark = build_session(config, "lakeops compaction call benchmark", master="local[2]")
     spark.sparkContext.setLogLevel("ERROR")
     meter = Meter(spark)
     table, catalog_name = config.qualified(TABLE), config.catalog.name
-    for step in range(-1, args.intervals):  # the initial snapshot, then the stream
-        start = START + step * BATCH
-        run_cdc_ingest(spark, config, TABLE, plan_ingest(config, TABLE, start, start + BATCH))
+    land_and_ingest(spark, config, TABLE, args.intervals, args.changes_per_minute, args.seed)
     spec = config.table(TABLE)
     loaded = load_catalog(config.catalog).load_table(config.identifier(TABLE))
     health = compute_health(loaded, spec.compaction)
     plan = plan_table(health, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns)
+    if not plan.actions:
+        raise SystemExit(f"after {args.intervals} CDC intervals the planner has nothing to fold on {TABLE}; "
+                         f"give more --intervals (3 makes a fold of 14 partitions)")
     variants = _variants(plan)
     snapshot_id = loaded.current_snapshot().snapshot_id
     print(f"{health.data_files} data files, {health.delete_files} delete files; the call covers "
@@ -160,10 +156,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--warm-up", type=int, default=2, help="unmeasured rounds over every variant first")
     parser.add_argument("--name", default="compaction_call", help="results file name under benchmarks/results/")
-    args = parser.parse_args()
-    configure_logging()
-    result = run(args)
-    save(args.name, report(result), result)
+    run_and_save(parser, run, report)
 
 
 if __name__ == "__main__":

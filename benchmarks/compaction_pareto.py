@@ -46,12 +46,12 @@ def beats(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a["p90"] <= b["p90"] and a["cpu_s"] < b["cpu_s"]
 
 
-def pairs(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def pairs(runs: dict[str, dict[str, Any]], variants_of=None) -> list[dict[str, Any]]:
     """Per run and trigger setting: the crons it beats, the crons that beat it, and the crons
-    that trade one count for the other."""
+    that trade one count for the other (variants from `variants_of`, by default `variants`)."""
     out = []
     for run, result in runs.items():
-        found = variants(result, run)
+        found = (variants_of or variants)(result, run)
         crons = [v for v in found if v["kind"] in CRONS]
         for trigger in (v for v in found if v["kind"] == "threshold"):
             out.append({"run": run, "stream": run_label(result), **trigger,

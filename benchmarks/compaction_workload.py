@@ -95,18 +95,24 @@ def parse_scenario(text: str) -> Scenario:
     raise ValueError(f"scenario {text!r} is unknown; use none, threshold[:<amplification>], fixed:<minutes> or tuned:<minutes>")
 
 
-def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any],
-                 partition_by: str = PARTITION_BY) -> LakeopsConfig:
-    """One `orders`-shaped table per scenario (the shipped table's policy, with the scenario's own
-    trigger if it has one; its partitioning unless `partition_by` says otherwise), the warm-up's
-    scratch copy, and a catalog of its own under `work`."""
+def bench_config_data(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any],
+                      partition_by: str = PARTITION_BY) -> dict[str, Any]:
+    """The content of a config file with one `orders`-shaped table per scenario (the shipped
+    table's policy, with the scenario's own trigger if it has one; its partitioning unless
+    `partition_by` says otherwise), the warm-up's scratch copy, and a catalog of its own under `work`."""
     table = {"schema": "orders", "source": "cdc/orders", "partition_by": [partition_by],
              "compaction": policy, "health": health}
     tables = {s.table: table if s.trigger is None else {**table, "compaction": {**policy, "max_file_amplification": s.trigger}}
               for s in scenarios}
     tables[WARM_UP_TABLE] = {**table, "compaction": {**policy, **WARM_UP_POLICY}}
-    return parse_config({"catalog": {"name": f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops",
-                                     "data_dir": str(work / "data")}, "tables": tables}, work)
+    return {"catalog": {"name": f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops", "data_dir": str(work / "data")},
+            "tables": tables}
+
+
+def bench_config(work: Path, scenarios: list[Scenario], policy: dict[str, Any], health: dict[str, Any],
+                 partition_by: str = PARTITION_BY) -> LakeopsConfig:
+    """The parsed config of bench_config_data."""
+    return parse_config(bench_config_data(work, scenarios, policy, health, partition_by), work)
 
 
 def fresh_copy(spark: SparkSession, config: LakeopsConfig, source: str) -> str:
@@ -125,3 +131,19 @@ def queries(now: datetime) -> dict[str, str]:
         "full": "SELECT status, count(*), sum(amount), count(DISTINCT user_id) FROM {t} GROUP BY status",
         "recent": f"SELECT status, count(*), sum(amount) FROM {{t}} WHERE created_at >= TIMESTAMP '{since}' GROUP BY status",
     }
+
+
+def land_and_ingest(spark: SparkSession, config: LakeopsConfig, table: str, intervals: int,
+                    changes_per_minute: int = 26, seed: int = 17) -> None:
+    """The benchmark's stream for `intervals` 5-minute intervals landed (60 days of history, 10,000
+    orders a day, Zipf 2.0 on the order's age), then the initial snapshot and every interval
+    applied to `table` by the CDC ingest job."""
+    from lakeops.generator import generate_cdc
+    from lakeops.ingest.plan import plan_ingest
+    from lakeops.spark.ingest_cdc import run_cdc_ingest
+
+    generate_cdc(config.landing_root, START, intervals * 5, changes_per_minute, seed=seed,
+                 history_days=60, history_orders_per_day=10000, order_age_skew=2.0)
+    for step in range(-1, intervals):  # the initial snapshot, then the stream
+        start = START + step * BATCH
+        run_cdc_ingest(spark, config, table, plan_ingest(config, table, start, start + BATCH))

@@ -23,7 +23,7 @@ from typing import Any
 
 from benchmarks.compaction_meter import Cost, Meter
 from benchmarks.compaction_workload import TUNED_CRON_ACTION, Scenario, bench_config
-from benchmarks.results import configure_logging, markdown_table, save
+from benchmarks.results import markdown_table, run_and_save
 
 TOUCHES = 3
 
@@ -143,10 +143,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--warm-up", type=int, default=2, help="unmeasured rounds over every size first")
     parser.add_argument("--name", default="fold_size", help="results file name under benchmarks/results/")
-    args = parser.parse_args()
-    configure_logging()
-    result = run(args)
-    save(args.name, report(result), result)
+    run_and_save(parser, run, report)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import statistics
 import tempfile
 import time
 import tracemalloc
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -41,7 +41,6 @@ DAY0 = datetime(2026, 11, 1)
 
 def build_table(config, files: int, per_commit: int = 100, first_file: int = 0) -> None:
     """Register `files` new files (numbered from `first_file`), creating the table when it is the first batch."""
-    from pyiceberg.partitioning import PartitionField, PartitionSpec
     from pyiceberg.transforms import DayTransform
 
     from lakeops.catalog import load_catalog

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +33,12 @@ def save(name: str, text: str, result: dict[str, Any]) -> None:
 
 def configure_logging() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def run_and_save(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], dict[str, Any]],
+                 report: Callable[[dict[str, Any]], str]) -> None:
+    """A benchmark's command: parse its arguments (one of them --name), run it, save its report."""
+    args = parser.parse_args()
+    configure_logging()
+    result = run(args)
+    save(args.name, report(result), result)

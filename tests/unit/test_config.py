@@ -16,7 +16,6 @@ from lakeops.config import (
     ZonemapConfig,
     default_config_path,
     load_config,
-    parse_config,
     partition_source_column,
     validate_identifier,
 )

@@ -1,0 +1,54 @@
+"""The checks benchmark's CPU accounting over a real process group, and its report from literal results."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from benchmarks.compaction_checks import deployment_cpu_s, machine_cpu_s, per_run_cpu_s, report
+
+BURN = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\n"
+
+
+def test_deployment_cpu_counts_the_group_and_the_children_it_waited_for():
+    # A component (own process group) whose task process burns CPU and ends, then the component idles.
+    component = f"import subprocess, sys, time; subprocess.run([sys.executable, '-c', {BURN!r}], check=True); time.sleep(30)"
+    proc = subprocess.Popen([sys.executable, "-c", component], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while deployment_cpu_s([proc.pid]) < 0.35 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert deployment_cpu_s([proc.pid]) >= 0.35
+        assert deployment_cpu_s([proc.pid + 10_000_000]) == 0.0  # a group that does not exist
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_run_costs_what_the_deployment_spent_beyond_its_idle_rate():
+    # idle 0.5 CPU s a second; 100 s of runs would have cost 50 idle: 40 more over 6 runs
+    assert per_run_cpu_s(60.0, 120.0, 90.0, 100.0, 6) == pytest.approx(40 / 6)
+
+
+def test_report_gives_the_idle_rate_and_each_dag_its_cost_a_run_and_its_tasks():
+    def measured(per_run: float, tasks: dict) -> dict:
+        return {"cpu_s": 90.0, "wall_s": 100.0, "runs": [{}] * 6, "tasks": tasks, "per_run_cpu_s": per_run,
+                "per_run_machine_cpu_s": per_run + 0.5}
+
+    result = {"args": {"intervals": 3}, "idle": {"cpu_s": 60.0, "wall_s": 120.0},
+              "dags": {"compact_tables": measured(6.67, {"read_amplification": {"skipped": 6}, "plan": {"skipped": 6}}),
+                       "lakeops_bench_one_task": measured(1.5, {"nothing": {"success": 6}})}}
+    text = report(result)
+
+    assert "60.0 CPU s in 120 s (0.50 CPU s a second)" in text
+    assert "| compact_tables | 6 | 100 | 90.0 | 6.67 | 7.17 | read_amplification skipped 6; plan skipped 6 |" in text
+    assert "| lakeops_bench_one_task | 6 | 100 | 90.0 | 1.50 | 2.00 | nothing success 6 |" in text
+
+
+def test_machine_cpu_rises_by_what_a_process_burns():
+    before = machine_cpu_s()
+    subprocess.run([sys.executable, "-c", BURN], check=True)
+    assert machine_cpu_s() - before >= 0.35
