@@ -195,7 +195,8 @@ def report(result: dict[str, Any]) -> str:
              f"this machine: compact_tables (its three sensors check the table's metadata and skip) and a DAG of one task "
              f"that does nothing (what a cron's run pays in Airflow before its Spark job). Idle, the deployment used "
              f"{idle['cpu_s']:.1f} CPU s in {idle['wall_s']:.0f} s ({idle['cpu_s'] / idle['wall_s']:.2f} CPU s a second); "
-             f"each run is charged what the deployment spent beyond that rate.", ""]
+             f"each run is charged what the deployment spent beyond that rate (the benchmark's own polls of the REST "
+             f"API while runs go on, one a second, included).", ""]
     rows = []
     for dag_id, measured in result["dags"].items():
         tasks = "; ".join(f"{task} " + ", ".join(f"{state} {n}" for state, n in sorted(states.items()))
