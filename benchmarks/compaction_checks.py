@@ -7,8 +7,9 @@ Airflow 3 (scheduler with the LocalExecutor, dag-processor, triggerer, api-serve
 process; tests/e2e/airflow_services.py) loads dags/compact_tables.py alone. The benchmark takes
 the CPU seconds of every process of the deployment (the components, their executor workers and
 the task processes they waited for: user + system, from /proc through psutil) over an idle
-window of `--idle-seconds`, then over `--runs` triggered runs of compact_tables, and charges each
-run what the deployment spent beyond its idle rate.
+window of `--idle-seconds`, then over `--runs` triggered runs of compact_tables and of a one-task
+DAG, and charges each run what the deployment spent beyond its idle rate; then the same for a
+read-amplification sensor in deferrable mode, per check the triggerer makes while it waits.
 
     make bench-compaction_checks
 """
@@ -98,6 +99,21 @@ with DAG(dag_id="{ONE_TASK_DAG_ID}", schedule=None, start_date=pendulum.datetime
 '''
 
 
+DEFERRED_DAG_ID = "lakeops_bench_deferred_check"
+DEFERRED_DAG = f'''"""One read-amplification sensor in deferrable mode: after its first check it waits in the
+triggerer, which checks the table's metadata again every poke_interval."""
+import pendulum
+from airflow.sdk import DAG
+
+from lakeops_airflow.sensors import ReadAmplificationSensor
+
+with DAG(dag_id="{DEFERRED_DAG_ID}", schedule=None, start_date=pendulum.datetime(2026, 11, 1, tz="UTC"),
+         catchup=False, max_active_runs=1):
+    ReadAmplificationSensor(task_id="read_amplification", table="{TABLE}", deferrable=True,
+                            poke_interval=float("{{POKE_INTERVAL}}"), timeout=6 * 3600, soft_fail=True)
+'''
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from tests.e2e.airflow_services import PROJECT_ROOT, start_airflow
 
@@ -107,11 +123,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     dags.mkdir()
     (dags / f"{DAG_ID}.py").symlink_to(PROJECT_ROOT / "dags" / f"{DAG_ID}.py")
     (dags / f"{ONE_TASK_DAG_ID}.py").write_text(ONE_TASK_DAG)
+    (dags / f"{DEFERRED_DAG_ID}.py").write_text(DEFERRED_DAG.replace("{POKE_INTERVAL}", str(args.poke_interval)))
     services = start_airflow(work / "airflow", dags, {
         "LAKEOPS_CONFIG": str(config_path), "LAKEOPS_DATA_DIR": str(work / "data"),
         "AIRFLOW_CONN_LAKEOPS_SPARK": json.dumps({"conn_type": "spark", "host": "local[2]"})})
     try:
-        for dag_id in (DAG_ID, ONE_TASK_DAG_ID):
+        for dag_id in (DAG_ID, ONE_TASK_DAG_ID, DEFERRED_DAG_ID):
             services.wait_for(lambda dag_id=dag_id: _dag_loaded(services, dag_id), 180, f"the dag-processor to load {dag_id}")
             services.api("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
         # Unpausing starts compact_tables' latest scheduled run: let it end before measuring.
@@ -125,10 +142,35 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "wall_s": round(time.monotonic() - wall, 1)}
         print(f"idle: {idle['cpu_s']} CPU s ({idle['machine_cpu_s']} on the machine) in {idle['wall_s']} s", flush=True)
         measured = {dag_id: _measure_runs(services, leaders, dag_id, args.runs, idle) for dag_id in (DAG_ID, ONE_TASK_DAG_ID)}
+        deferred = _measure_deferred(services, leaders, idle, args.deferred_seconds, args.poke_interval)
     finally:
         services.stop()
         shutil.rmtree(work, ignore_errors=True)
-    return {"args": vars(args), "idle": idle, "dags": measured}
+    return {"args": vars(args), "idle": idle, "dags": measured, "deferred": deferred}
+
+
+def _measure_deferred(services, leaders: list[int], idle: dict[str, float], seconds: float,
+                      poke_interval: float) -> dict[str, Any]:
+    """One run of the deferrable sensor's DAG: once its task waits in the triggerer, the CPU the
+    deployment spends beyond its idle rate over `seconds`, per check the triggerer makes."""
+    services.api("POST", f"/api/v2/dags/{DEFERRED_DAG_ID}/dagRuns", {"logical_date": None, "dag_run_id": "bench-deferred"})
+    path = f"/api/v2/dags/{DEFERRED_DAG_ID}/dagRuns/bench-deferred/taskInstances/read_amplification"
+    services.wait_for(lambda: services.api("GET", path)["state"] == "deferred", 180, "the sensor to defer", 1.0)
+    time.sleep(poke_interval)  # the triggerer has picked the trigger up
+    cpu, machine, wall = deployment_cpu_s(leaders), machine_cpu_s(), time.monotonic()
+    time.sleep(seconds)
+    busy = {"cpu_s": round(deployment_cpu_s(leaders) - cpu, 2), "machine_cpu_s": round(machine_cpu_s() - machine, 2),
+            "wall_s": round(time.monotonic() - wall, 1)}
+    state = services.api("GET", path)["state"]
+    if state != "deferred":
+        raise RuntimeError(f"the deferred sensor left the triggerer ({state}) while it was measured; is the table healthy?")
+    checks = busy["wall_s"] / poke_interval
+    per_check = per_run_cpu_s(idle["cpu_s"], idle["wall_s"], busy["cpu_s"], busy["wall_s"], 1) / checks
+    per_check_machine = per_run_cpu_s(idle["machine_cpu_s"], idle["wall_s"], busy["machine_cpu_s"], busy["wall_s"], 1) / checks
+    print(f"deferred: {busy['cpu_s']} CPU s in {busy['wall_s']} s, about {checks:.0f} checks: {per_check:.3f} CPU s a check",
+          flush=True)
+    return {**busy, "checks": round(checks, 1), "per_check_cpu_s": round(per_check, 3),
+            "per_check_machine_cpu_s": round(per_check_machine, 3)}
 
 
 def _measure_runs(services, leaders: list[int], dag_id: str, runs: int, idle: dict[str, float]) -> dict[str, Any]:
@@ -205,6 +247,16 @@ def report(result: dict[str, Any]) -> str:
                      f"{measured['per_run_cpu_s']:.2f}", f"{measured['per_run_machine_cpu_s']:.2f}", tasks])
     lines.append(markdown_table(["DAG", "runs", "wall s", "CPU s", "CPU s a run beyond idle",
                                  "the same by the whole machine's count", "tasks"], rows))
+    deferred = result.get("deferred")
+    if deferred:
+        cost = (f"**{deferred['per_check_cpu_s']:.3f} CPU s a check** beyond the idle rate "
+                f"({deferred['per_check_machine_cpu_s']:.3f} by the whole machine's count)"
+                if deferred["per_check_cpu_s"] > 0 else
+                "less than the idle rate predicts for that time: a check costs too little to resolve against the "
+                "deployment's idle spread this way")
+        lines += ["", f"A read-amplification sensor in deferrable mode, waiting in the triggerer with a poke interval of "
+                      f"{result['args']['poke_interval']:g} s: {deferred['cpu_s']:.1f} CPU s in {deferred['wall_s']:.0f} s, "
+                      f"about {deferred['checks']:.0f} checks, {cost}."]
     return "\n".join(lines) + "\n"
 
 
@@ -213,6 +265,8 @@ def main() -> None:
     parser.add_argument("--intervals", type=int, default=3, help="5-minute CDC intervals before the fold")
     parser.add_argument("--runs", type=int, default=10, help="triggered runs of each DAG")
     parser.add_argument("--idle-seconds", type=float, default=120)
+    parser.add_argument("--deferred-seconds", type=float, default=180, help="how long the deferred sensor is measured")
+    parser.add_argument("--poke-interval", type=float, default=10, help="the deferred sensor's, in seconds")
     parser.add_argument("--settle-seconds", type=float, default=30)
     parser.add_argument("--name", default="compaction_checks", help="results file name under benchmarks/results/")
     run_and_save(parser, run, report)

@@ -52,3 +52,20 @@ def test_machine_cpu_rises_by_what_a_process_burns():
     before = machine_cpu_s()
     subprocess.run([sys.executable, "-c", BURN], check=True)
     assert machine_cpu_s() - before >= 0.35
+
+
+def test_report_gives_a_deferred_check_its_cost_when_measured():
+    result = {"args": {"intervals": 3, "poke_interval": 10.0}, "idle": {"cpu_s": 60.0, "wall_s": 120.0}, "dags": {},
+              "deferred": {"cpu_s": 12.0, "wall_s": 180.0, "checks": 18.0, "per_check_cpu_s": 0.167,
+                           "per_check_machine_cpu_s": 0.18}}
+    assert ("a poke interval of 10 s: 12.0 CPU s in 180 s, about 18 checks, **0.167 CPU s a check** beyond the idle rate "
+            "(0.180 by the whole machine's count)") in report(result)
+
+
+def test_report_says_a_deferred_check_too_small_to_resolve_rather_than_a_negative_cost():
+    result = {"args": {"intervals": 3, "poke_interval": 10.0}, "idle": {"cpu_s": 12.0, "wall_s": 120.0}, "dags": {},
+              "deferred": {"cpu_s": 15.9, "wall_s": 180.0, "checks": 18.0, "per_check_cpu_s": -0.122,
+                           "per_check_machine_cpu_s": -0.074}}
+    text = report(result)
+    assert "too little to resolve" in text
+    assert "-0.122" not in text
