@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.compaction_meter import Cost, Meter
-from benchmarks.compaction_workload import TUNED_CRON_ACTION, Scenario, bench_config, land_and_ingest
+from benchmarks.compaction_workload import TUNED_CRON_ACTION, Scenario, bench_config, land_and_ingest, planned_fold
 from benchmarks.results import markdown_table, run_and_save
 
 TABLE = "orders_call"
@@ -72,9 +72,7 @@ def _variants(plan) -> dict[str, tuple[Any, ...]]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from lakeops.catalog import load_catalog
-    from lakeops.compaction.plan import plan_table
     from lakeops.compaction.plan import REMOVE_DANGLING
-    from lakeops.health.compute import compute_health
     from lakeops.spark.compact import run_action
     from lakeops.spark.dangling import remove_dangling_deletes
     from lakeops.spark.session import build_session
@@ -86,13 +84,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     meter = Meter(spark)
     table, catalog_name = config.qualified(TABLE), config.catalog.name
     land_and_ingest(spark, config, TABLE, args.intervals, args.changes_per_minute, args.seed)
-    spec = config.table(TABLE)
-    loaded = load_catalog(config.catalog).load_table(config.identifier(TABLE))
-    health = compute_health(loaded, spec.compaction)
-    plan = plan_table(health, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns)
-    if not plan.actions:
-        raise SystemExit(f"after {args.intervals} CDC intervals the planner has nothing to fold on {TABLE}; "
-                         f"give more --intervals (3 makes a fold of 14 partitions)")
+    loaded, health, plan = planned_fold(config, TABLE, args.intervals)
     variants = _variants(plan)
     snapshot_id = loaded.current_snapshot().snapshot_id
     print(f"{health.data_files} data files, {health.delete_files} delete files; the call covers "

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.compaction_meter import Cost, Meter
-from benchmarks.compaction_workload import TUNED_CRON_ACTION, Scenario, bench_config_data, land_and_ingest
+from benchmarks.compaction_workload import TUNED_CRON_ACTION, Scenario, bench_config_data, land_and_ingest, planned_fold
 from benchmarks.results import markdown_table, run_and_save
 
 TABLE = "orders_launch"
@@ -67,9 +67,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     from lakeops.catalog import load_catalog
     from lakeops.compaction.model import CompactionPlan
-    from lakeops.compaction.plan import plan_table
     from lakeops.config import parse_config
-    from lakeops.health.compute import compute_health
     from lakeops.runtime import spark_submit_command
     from lakeops.spark.compact_table import run_compaction
     from lakeops.spark.session import build_session
@@ -84,14 +82,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     meter = Meter(spark)
     table, catalog_name = config.qualified(TABLE), config.catalog.name
     land_and_ingest(spark, config, TABLE, args.intervals, args.changes_per_minute, args.seed)
-    spec = config.table(TABLE)
-    catalog = load_catalog(config.catalog)
-    loaded = catalog.load_table(config.identifier(TABLE))
-    health = compute_health(loaded, spec.compaction)
-    planned = plan_table(health, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns)
-    if not planned.actions:
-        raise SystemExit(f"after {args.intervals} CDC intervals the planner has nothing to fold on {TABLE}; "
-                         f"give more --intervals (3 makes a fold of 14 partitions)")
+    loaded, health, planned = planned_fold(config, TABLE, args.intervals)
     cron = CompactionPlan(table=planned.table, actions=(TUNED_CRON_ACTION,), deferred=(), budget_bytes=planned.budget_bytes)
     dirty = loaded.current_snapshot().snapshot_id
 
@@ -100,7 +91,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         spark.sql(f"CALL {catalog_name}.system.set_current_snapshot(table => '{table}', snapshot_id => {snapshot_id})").collect()
 
     run_compaction(spark, config, TABLE, cron, "find-the-compacted-state")
-    compacted = catalog.load_table(config.identifier(TABLE)).current_snapshot().snapshot_id
+    compacted = load_catalog(config.catalog).load_table(config.identifier(TABLE)).current_snapshot().snapshot_id
     states = {"trigger": (planned, dirty), "cron": (cron, dirty), "cron_idle": (cron, compacted)}
     print(f"{health.data_files} data files, {health.delete_files} delete files; the planner's call covers "
           f"{len(planned.selected)} partitions", flush=True)

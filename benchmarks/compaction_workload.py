@@ -147,3 +147,20 @@ def land_and_ingest(spark: SparkSession, config: LakeopsConfig, table: str, inte
     for step in range(-1, intervals):  # the initial snapshot, then the stream
         start = START + step * BATCH
         run_cdc_ingest(spark, config, table, plan_ingest(config, table, start, start + BATCH))
+
+
+def planned_fold(config: LakeopsConfig, table: str, intervals: int) -> tuple[Any, Any, Any]:
+    """(the table as pyiceberg loads it, its health, the planner's plan) after the stream; refuses
+    a state on which the planner has nothing to fold."""
+    from lakeops.catalog import load_catalog
+    from lakeops.compaction.plan import plan_table
+    from lakeops.health.compute import compute_health
+
+    spec = config.table(table)
+    loaded = load_catalog(config.catalog).load_table(config.identifier(table))
+    health = compute_health(loaded, spec.compaction)
+    plan = plan_table(health, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns)
+    if not plan.actions:
+        raise SystemExit(f"after {intervals} CDC intervals the planner has nothing to fold on {table}; "
+                         f"give more --intervals (3 makes a fold of 14 partitions)")
+    return loaded, health, plan
