@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from airflow.triggers.base import BaseTrigger, TriggerEvent
+from airflow.triggers.base import BaseEventTrigger, BaseTrigger, TriggerEvent
 
 
 class TableHealthTrigger(BaseTrigger):
@@ -47,4 +47,45 @@ class TableHealthTrigger(BaseTrigger):
                 return
             self.log.info("%s on %s: no partition over %s; next check in %.0f s", self.check, self.table,
                           self.limits, self.poke_interval)
+            await asyncio.sleep(self.poke_interval)
+
+
+class TableHealthWatchTrigger(BaseEventTrigger):
+    """An asset watcher's trigger: polls the health of `tables` (None: every configured table) every
+    poke_interval seconds from metadata alone, in a thread, and yields an event for each table over
+    a threshold, at most once per min_event_interval seconds a table (lakeops.health.watch). It
+    never returns: the triggerer runs it for as long as the DAG that schedules on its asset is
+    active. A poll that fails (an unreadable config, an unknown table, a catalog down) is logged
+    with its message and retried at the next interval."""
+
+    def __init__(self, tables: list[str] | None = None, poke_interval: float = 60.0,
+                 min_event_interval: float = 600.0, config_path: str | None = None) -> None:
+        super().__init__()
+        if poke_interval <= 0:
+            raise ValueError(f"poke_interval={poke_interval!r} must be a positive number of seconds, e.g. 60")
+        self.tables = list(tables or [])
+        self.poke_interval = float(poke_interval)
+        self.min_event_interval = float(min_event_interval)
+        self.config_path = config_path
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return ("lakeops_airflow.triggers.TableHealthWatchTrigger", {
+            "tables": self.tables, "poke_interval": self.poke_interval,
+            "min_event_interval": self.min_event_interval, "config_path": self.config_path,
+        })
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        from lakeops.health.watch import HealthWatch
+
+        watch = HealthWatch(self.tables or None, min_event_interval_s=self.min_event_interval,
+                            config_path=self.config_path)
+        while True:
+            try:
+                events = await asyncio.to_thread(watch.poll)
+            except Exception as e:  # noqa: BLE001 - a watcher outlives a bad poll; the log says what to fix
+                self.log.error("health watch poll failed, retrying in %.0f s: %s: %s",
+                               self.poke_interval, type(e).__name__, e)
+                events = []
+            for event in events:
+                yield TriggerEvent(event)
             await asyncio.sleep(self.poke_interval)

@@ -9,24 +9,13 @@ from lakeops.config import load_config
 from lakeops.dag_runs import load_dag, run_dag_test
 from lakeops.health.compute import table_health
 
-from tests.conftest import register_catalog
 from tests.integration.compaction.conftest import START, keys, land_and_merge
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
 
-@pytest.fixture()
-def session(spark):
-    """The shipped config's catalog; orders is dropped afterwards so the CDC DAG test starts clean."""
-    config = load_config()
-    session = register_catalog(spark, config)
-    yield session
-    for name in ("orders", "orders_quarantine"):
-        session.sql(f"DROP TABLE IF EXISTS {config.qualified(name)} PURGE")
-
-
-def test_compaction_dag_folds_the_delete_files_of_a_cdc_table(airflow_db, session):
-    config = load_config()
+def test_compaction_dag_folds_the_delete_files_of_a_cdc_table(airflow_db, orders_session):
+    config, session = load_config(), orders_session
     land_and_merge(session, config, "orders", 5, per_minute=40, seed=41)
     rows_before = keys(session, config, "orders")
     before = table_health(config, "orders")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 from lakeops.compaction.plan import plan_table
 from lakeops.config import load_config
+from lakeops.exceptions import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -27,3 +29,21 @@ def plan_for(table: str) -> dict[str, Any]:
     for action in plan.deferred:
         log.info("deferred %s %s: %s", table, action.partition, action.reason)
     return plan.as_dict()
+
+
+def tables_to_plan(event_extras: list[dict[str, Any]], requested: list[str], configured: list[str]) -> list[str]:
+    """The tables a compact_on_health run plans: those the watcher's asset events name (in order,
+    once each), else those the run's `tables` param requests, else every configured table. A name
+    not in the config is refused with the configured ones listed."""
+    named = [str((extra.get("payload") or {}).get("table", "")) for extra in event_extras if extra.get("from_trigger")]
+    tables = list(dict.fromkeys(t for t in named if t)) or list(dict.fromkeys(requested)) or list(configured)
+    unknown = [t for t in tables if t not in configured]
+    if unknown:
+        raise ConfigError(f"table {unknown[0]!r} is not in the config file; configured tables: {', '.join(configured) or 'none'}")
+    return tables
+
+
+def compact_job_args(table: str, plan: dict[str, Any], run_id: str, dry_run: bool) -> list[str]:
+    """spark_jobs/compact_table.py's arguments for a configured table's plan."""
+    return ["--table", table, "--plan", json.dumps(plan), "--run-id", run_id,
+            "--dry-run" if dry_run else "--no-dry-run"]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lakeops.config import LakeopsConfig, load_config
-from lakeops.health.compute import table_health
+from lakeops.health.compute import compute_health, table_health
 from lakeops.health.history import open_history
 from lakeops.health.thresholds import breaches, default_thresholds
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +38,24 @@ def run_check(table: str, check: str, overrides: dict[str, Any] | None = None, *
               config_path: str | None = None) -> list[dict[str, Any]]:
     """Partitions of `table` over the `check` threshold; each evaluation is stored in the history."""
     config = load_config(config_path)
-    limits = resolve_limits(config, table, check, overrides)
-    health = table_health(config, table, growth_window_hours=config.health.growth_window_hours)
+    return run_checks(config, table, {check: overrides}, record=record)[check]
+
+
+def run_checks(config: LakeopsConfig, table: str, checks: dict[str, dict[str, Any] | None], *, record: bool = True,
+               loaded: Table | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Partitions of `table` over each check's threshold (check name -> its overrides, None for the
+    configured ones), from one evaluation of the table's health, stored in the history. `loaded`:
+    the table as pyiceberg already loaded it, to save a second catalog read."""
+    limits = {check: resolve_limits(config, table, check, overrides) for check, overrides in checks.items()}
+    if loaded is None:
+        health = table_health(config, table, growth_window_hours=config.health.growth_window_hours)
+    else:
+        health = compute_health(loaded, config.table(table).compaction, growth_window_hours=config.health.growth_window_hours)
     if record:
         open_history(config).append(health)
-    found = breaches(check, health.partitions, target_bytes=health.target_file_size_bytes, **limits)
-    log.info("%s on %s: %d of %d partitions over %s", check, table, len(found), len(health.partitions), limits)
+    found = {}
+    for check, check_limits in limits.items():
+        found[check] = breaches(check, health.partitions, target_bytes=health.target_file_size_bytes, **check_limits)
+        log.info("%s on %s: %d of %d partitions over %s", check, table, len(found[check]), len(health.partitions),
+                 check_limits)
     return found

@@ -1,0 +1,92 @@
+"""Which configured tables are over a health threshold, polled from metadata alone: the state the
+compact_on_health DAG's asset watcher keeps in Airflow's triggerer.
+
+A poll reads each table's current snapshot id (one catalog read). Health is evaluated, with the
+three sensors' checks at the table's configured thresholds and stored in the history, only when
+that id has changed since the last evaluation: every figure the checks compare follows from the
+snapshot, and delete-file growth only falls while no commit comes. A table over threshold is
+reported at most once per `min_event_interval_s`, and again after that time for as long as it
+stays over (a failed compaction, or partitions a run's byte budget deferred, are retried).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from lakeops.health.thresholds import CHECKS
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class WatchedTable:
+    """What the watch remembers of one table between polls."""
+
+    evaluated: bool = False
+    evaluated_snapshot: int | None = None
+    over: dict[str, list[str]] = field(default_factory=dict)
+    """Partitions over each check's threshold at the last evaluation."""
+    last_event_s: float | None = None
+
+
+def needs_evaluation(state: WatchedTable, snapshot_id: int | None) -> bool:
+    return not state.evaluated or snapshot_id != state.evaluated_snapshot
+
+
+def event_due(state: WatchedTable, now_s: float, min_event_interval_s: float) -> bool:
+    return bool(state.over) and (state.last_event_s is None or now_s - state.last_event_s >= min_event_interval_s)
+
+
+class HealthWatch:
+    """Polls `tables` (None: every table of the config, read again at every poll, so a change to
+    lakeops.yaml applies without restarting the triggerer) and returns the events due."""
+
+    def __init__(self, tables: list[str] | None = None, *, min_event_interval_s: float = 600.0,
+                 config_path: str | None = None, record: bool = True) -> None:
+        if min_event_interval_s < 0:
+            raise ValueError(f"min_event_interval_s={min_event_interval_s!r} is negative; give 0 or more seconds")
+        self.tables = list(tables) if tables else None
+        self.min_event_interval_s = float(min_event_interval_s)
+        self.config_path = config_path
+        self.record = record
+        self.states: dict[str, WatchedTable] = {}
+        self.polls = 0
+        self.evaluations = 0
+
+    def poll(self, now_s: float | None = None) -> list[dict[str, Any]]:
+        """One pass over the tables: an event for each table whose report is due."""
+        from pyiceberg.exceptions import NoSuchTableError
+
+        from lakeops.catalog import load_catalog
+        from lakeops.config import load_config
+        from lakeops.health.check import run_checks
+
+        now_s = time.time() if now_s is None else now_s
+        config = load_config(self.config_path)
+        tables = self.tables or list(config.tables)
+        for table in tables:
+            config.table(table)  # an unknown name fails here, with the configured ones listed
+        catalog = load_catalog(config.catalog)
+        self.polls += 1
+        events = []
+        for table in tables:
+            try:
+                loaded = catalog.load_table(config.identifier(table))
+            except NoSuchTableError:
+                continue  # not created yet: nothing to watch
+            snapshot_id = loaded.metadata.current_snapshot_id
+            state = self.states.setdefault(table, WatchedTable())
+            if needs_evaluation(state, snapshot_id):
+                found = run_checks(config, table, dict.fromkeys(CHECKS), record=self.record, loaded=loaded)
+                self.evaluations += 1
+                state.evaluated, state.evaluated_snapshot = True, snapshot_id
+                state.over = {check: [p["partition"] for p in partitions] for check, partitions in found.items() if partitions}
+            if event_due(state, now_s, self.min_event_interval_s):
+                events.append({"table": table, "snapshot_id": snapshot_id, "checks": state.over})
+                log.info("health watch: %s over threshold at snapshot %s (%s)", table, snapshot_id,
+                         ", ".join(f"{check}: {len(parts)} partitions" for check, parts in state.over.items()))
+                state.last_event_s = now_s
+        return events
