@@ -9,7 +9,11 @@ the CPU seconds of every process of the deployment (the components, their execut
 the task processes they waited for: user + system, from /proc through psutil) over an idle
 window of `--idle-seconds`, then over `--runs` triggered runs of compact_tables and of a one-task
 DAG, and charges each run what the deployment spent beyond its idle rate; then the same for a
-read-amplification sensor in deferrable mode, per check the triggerer makes while it waits.
+read-amplification sensor in deferrable mode, per check the triggerer makes while it waits; then,
+with compact_on_health unpaused (its watcher running in the triggerer), for `--runs` runs of it
+whose plan finds nothing. The watcher's own work, a poll that finds the snapshot unchanged and an
+evaluation of a new one, is timed first in one warm process (the triggerer's share of it is below
+what the idle spread resolves), median of `--watch-repeats`.
 
     make bench-compaction_checks
 """
@@ -29,6 +33,7 @@ from benchmarks.compaction_workload import PARTITION_BY, TUNED_CRON_ACTION, land
 from benchmarks.results import markdown_table, run_and_save
 
 DAG_ID = "compact_tables"
+ON_HEALTH_DAG_ID = "compact_on_health"
 TABLE = "orders"
 """The DAG's default `table` param, so its scheduled run checks the same table as the triggered ones."""
 
@@ -114,22 +119,57 @@ with DAG(dag_id="{DEFERRED_DAG_ID}", schedule=None, start_date=pendulum.datetime
 '''
 
 
+def measure_watch(config_path: Path, repeats: int) -> dict[str, Any]:
+    """CPU s of the watcher's two kinds of work in one warm process, as the triggerer's thread runs
+    them: a poll that finds the table's snapshot unchanged, and a poll that evaluates its health
+    (forced by forgetting the last evaluation) and records it in the history."""
+    import statistics
+
+    from lakeops.health.watch import HealthWatch
+
+    watch = HealthWatch([TABLE], config_path=str(config_path))
+    if watch.poll():
+        raise RuntimeError(f"the watcher reports {TABLE} over threshold after the fold; the checks need a healthy table")
+
+    def cpu_s(poll) -> float:
+        start = time.process_time()
+        poll()
+        return time.process_time() - start
+
+    def evaluation() -> None:
+        watch.states.clear()
+        watch.poll()
+
+    unchanged = [cpu_s(watch.poll) for _ in range(repeats)]
+    evaluated = [cpu_s(evaluation) for _ in range(repeats)]
+    if watch.evaluations != repeats + 1:
+        raise RuntimeError(f"{watch.evaluations} evaluations in {2 * repeats + 1} polls; expected {repeats + 1}")
+    result = {"repeats": repeats, "poll_cpu_s": round(statistics.median(unchanged), 4),
+              "evaluation_cpu_s": round(statistics.median(evaluated), 4)}
+    print(f"watcher: {result['poll_cpu_s']} CPU s a poll of an unchanged snapshot, {result['evaluation_cpu_s']} an "
+          f"evaluation", flush=True)
+    return result
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from tests.e2e.airflow_services import PROJECT_ROOT, start_airflow
 
     work = Path(tempfile.mkdtemp(prefix="lakeops-bench-compaction-checks-"))
     config_path = prepare_table(work, args.intervals)
+    watch = measure_watch(config_path, args.watch_repeats)
     dags = work / "dags"
     dags.mkdir()
-    (dags / f"{DAG_ID}.py").symlink_to(PROJECT_ROOT / "dags" / f"{DAG_ID}.py")
+    for dag_id in (DAG_ID, ON_HEALTH_DAG_ID):
+        (dags / f"{dag_id}.py").symlink_to(PROJECT_ROOT / "dags" / f"{dag_id}.py")
     (dags / f"{ONE_TASK_DAG_ID}.py").write_text(ONE_TASK_DAG)
     (dags / f"{DEFERRED_DAG_ID}.py").write_text(DEFERRED_DAG.replace("{POKE_INTERVAL}", str(args.poke_interval)))
     services = start_airflow(work / "airflow", dags, {
         "LAKEOPS_CONFIG": str(config_path), "LAKEOPS_DATA_DIR": str(work / "data"),
         "AIRFLOW_CONN_LAKEOPS_SPARK": json.dumps({"conn_type": "spark", "host": "local[2]"})})
     try:
-        for dag_id in (DAG_ID, ONE_TASK_DAG_ID, DEFERRED_DAG_ID):
+        for dag_id in (DAG_ID, ONE_TASK_DAG_ID, DEFERRED_DAG_ID, ON_HEALTH_DAG_ID):
             services.wait_for(lambda dag_id=dag_id: _dag_loaded(services, dag_id), 180, f"the dag-processor to load {dag_id}")
+        for dag_id in (DAG_ID, ONE_TASK_DAG_ID, DEFERRED_DAG_ID):
             services.api("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
         # Unpausing starts compact_tables' latest scheduled run: let it end before measuring.
         services.wait_for(lambda: _runs_ended(services, DAG_ID, since=""), 300, f"the first scheduled run of {DAG_ID}", 2.0)
@@ -143,10 +183,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"idle: {idle['cpu_s']} CPU s ({idle['machine_cpu_s']} on the machine) in {idle['wall_s']} s", flush=True)
         measured = {dag_id: _measure_runs(services, leaders, dag_id, args.runs, idle) for dag_id in (DAG_ID, ONE_TASK_DAG_ID)}
         deferred = _measure_deferred(services, leaders, idle, args.deferred_seconds, args.poke_interval)
+        # Unpaused last, so the watcher's polls count in no other figure.
+        services.api("PATCH", f"/api/v2/dags/{ON_HEALTH_DAG_ID}", {"is_paused": False})
+        measured[ON_HEALTH_DAG_ID] = _measure_runs(services, leaders, ON_HEALTH_DAG_ID, args.runs, idle)
     finally:
         services.stop()
         shutil.rmtree(work, ignore_errors=True)
-    return {"args": vars(args), "idle": idle, "dags": measured, "deferred": deferred}
+    return {"args": vars(args), "idle": idle, "dags": measured, "deferred": deferred, "watch": watch}
 
 
 def _measure_deferred(services, leaders: list[int], idle: dict[str, float], seconds: float,
@@ -232,10 +275,11 @@ def _task_states(services, dag_id: str, run_ids: list[str]) -> dict[str, dict[st
 
 def report(result: dict[str, Any]) -> str:
     idle = result["idle"]
-    lines = [f"Two DAGs on a table that needs nothing (the compaction benchmark's `orders` after "
+    lines = [f"DAGs on a table that needs nothing (the compaction benchmark's `orders` after "
              f"{result['args']['intervals']} CDC intervals and a fold), in a whole Airflow 3 with the LocalExecutor on "
-             f"this machine: compact_tables (its three sensors check the table's metadata and skip) and a DAG of one task "
-             f"that does nothing (what a cron's run pays in Airflow before its Spark job). Idle, the deployment used "
+             f"this machine: compact_tables (its three sensors check the table's metadata and skip), a DAG of one task "
+             f"that does nothing (what a cron's run pays in Airflow before its Spark job) and compact_on_health (its plan "
+             f"finds nothing, so no compact task is mapped; measured last, with its watcher running). Idle, the deployment used "
              f"{idle['cpu_s']:.1f} CPU s in {idle['wall_s']:.0f} s ({idle['cpu_s'] / idle['wall_s']:.2f} CPU s a second); "
              f"each run is charged what the deployment spent beyond that rate (the benchmark's own polls of the REST "
              f"API while runs go on, one a second, included).", ""]
@@ -257,6 +301,12 @@ def report(result: dict[str, Any]) -> str:
         lines += ["", f"A read-amplification sensor in deferrable mode, waiting in the triggerer with a poke interval of "
                       f"{result['args']['poke_interval']:g} s: {deferred['cpu_s']:.1f} CPU s in {deferred['wall_s']:.0f} s, "
                       f"about {deferred['checks']:.0f} checks, {cost}."]
+    watch = result.get("watch")
+    if watch:
+        lines += ["", f"compact_on_health's watcher, timed in one warm process (median of {watch['repeats']}): "
+                      f"**{watch['poll_cpu_s']:.3f} CPU s a poll** that finds the snapshot unchanged (one a minute), "
+                      f"**{watch['evaluation_cpu_s']:.3f} CPU s an evaluation** of a new snapshot (the three checks "
+                      f"from one health computation, recorded in the history)."]
     return "\n".join(lines) + "\n"
 
 
@@ -267,6 +317,7 @@ def main() -> None:
     parser.add_argument("--idle-seconds", type=float, default=120)
     parser.add_argument("--deferred-seconds", type=float, default=180, help="how long the deferred sensor is measured")
     parser.add_argument("--poke-interval", type=float, default=10, help="the deferred sensor's, in seconds")
+    parser.add_argument("--watch-repeats", type=int, default=20, help="polls of each kind the watcher's figures are medians of")
     parser.add_argument("--settle-seconds", type=float, default=30)
     parser.add_argument("--name", default="compaction_checks", help="results file name under benchmarks/results/")
     run_and_save(parser, run, report)

@@ -69,3 +69,10 @@ def test_report_says_a_deferred_check_too_small_to_resolve_rather_than_a_negativ
     text = report(result)
     assert "too little to resolve" in text
     assert "-0.122" not in text
+
+
+def test_report_gives_the_watchers_poll_and_evaluation():
+    result = {"args": {"intervals": 3}, "idle": {"cpu_s": 60.0, "wall_s": 120.0}, "dags": {},
+              "watch": {"repeats": 20, "poll_cpu_s": 0.0123, "evaluation_cpu_s": 0.2}}
+    assert ("(median of 20): **0.012 CPU s a poll** that finds the snapshot unchanged (one a minute), "
+            "**0.200 CPU s an evaluation** of a new snapshot") in report(result)

@@ -9,7 +9,8 @@ import pytest
 from benchmarks.compaction_deployed import cron_calls, deployed_cpu_s, priced, unit_costs
 from benchmarks.results import RESULTS_DIR
 
-COSTS = {"launch_fold": 20.0, "launch_empty": 15.0, "check_run": 4.0, "task_run": 1.0}
+COSTS = {"launch_fold": 20.0, "launch_empty": 15.0, "check_run": 4.0, "task_run": 1.0, "plan_run": 3.0,
+         "watch_poll": 0.01, "watch_evaluation": 0.2}
 
 
 def _series(*points: tuple[int, int, float]) -> list[dict]:
@@ -23,10 +24,13 @@ def test_unit_costs_are_medians_of_spark_submit_less_medians_in_process():
 
     launch = {"runs": {"trigger": runs([2.0, 2.2, 2.1], [25.0, 26.0, 24.0]), "cron": runs([1.8, 1.9, 1.7], [24.8, 25.0, 30.0]),
                        "cron_idle": runs([0.1, 0.1, 0.2], [17.0, 18.0, 16.0])}}
-    checks = {"dags": {"compact_tables": {"per_run_cpu_s": 3.97}, "lakeops_bench_one_task": {"per_run_cpu_s": 1.2}}}
+    checks = {"dags": {"compact_tables": {"per_run_cpu_s": 3.97}, "lakeops_bench_one_task": {"per_run_cpu_s": 1.2},
+                       "compact_on_health": {"per_run_cpu_s": 2.5}},
+              "watch": {"poll_cpu_s": 0.012, "evaluation_cpu_s": 0.15}}
 
     assert unit_costs(launch, checks) == {"launch_fold": pytest.approx((22.9 + 23.2) / 2), "launch_empty": 16.9,
-                                          "check_run": 3.97, "task_run": 1.2}
+                                          "check_run": 3.97, "task_run": 1.2, "plan_run": 2.5, "watch_poll": 0.012,
+                                          "watch_evaluation": 0.15}
 
 
 def test_cron_calls_are_the_rises_of_the_cumulative_figures():
@@ -43,6 +47,16 @@ def test_the_trigger_pays_its_folds_with_two_tasks_each_and_a_check_run_every_te
     result = {"series": [{"minute": 5}, {"minute": 60}],
               "threshold_runs": {"threshold": [{"cost": {"cpu_s": 2.0}}, {"cost": {"cpu_s": 1.0}}]}}
     assert deployed_cpu_s(result, "threshold", "threshold", COSTS) == pytest.approx((2 + 20 + 2) + (1 + 20 + 2) + 6 * 4.0)
+
+
+def test_the_watched_trigger_pays_its_folds_with_a_plan_run_and_a_task_and_the_watchers_polls_and_evaluations():
+    # two intervals, so two CDC commits, and two folds: four snapshots to evaluate; 60 polls in 60 minutes
+    result = {"series": [{"minute": 5}, {"minute": 60}],
+              "threshold_runs": {"threshold": [{"cost": {"cpu_s": 2.0}}, {"cost": {"cpu_s": 1.0}}]}}
+    assert deployed_cpu_s(result, "threshold", "threshold", COSTS, "compact_on_health") == pytest.approx(
+        (2 + 20 + 3 + 1) + (1 + 20 + 3 + 1) + 60 * 0.01 + 4 * 0.2)
+    with pytest.raises(ValueError, match="deployment 'cron' is unknown; use one of compact_tables, compact_on_health"):
+        deployed_cpu_s(result, "threshold", "threshold", COSTS, "cron")
 
 
 def test_the_saved_pricing_is_what_the_code_makes_of_the_saved_results():
