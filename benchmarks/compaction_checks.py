@@ -120,11 +120,13 @@ with DAG(dag_id="{DEFERRED_DAG_ID}", schedule=None, start_date=pendulum.datetime
 
 
 def measure_watch(config_path: Path, repeats: int) -> dict[str, Any]:
-    """CPU s of the watcher's two kinds of work in one warm process, as the triggerer's thread runs
-    them: a poll that finds the table's snapshot unchanged, and a poll that evaluates its health
-    (forced by forgetting the last evaluation) and records it in the history."""
+    """CPU s of the watcher's work in one warm process, as the triggerer's thread runs it: a poll
+    that finds the table's snapshot unchanged, and a poll that evaluates its health (forced by
+    forgetting the last evaluation) and records it in the history, with the manifests cached and
+    with the cache cleared. A new snapshot's evaluation reads only its new manifests: between the two."""
     import statistics
 
+    from lakeops.health.manifests import MANIFESTS
     from lakeops.health.watch import HealthWatch
 
     watch = HealthWatch([TABLE], config_path=str(config_path))
@@ -140,14 +142,20 @@ def measure_watch(config_path: Path, repeats: int) -> dict[str, Any]:
         watch.states.clear()
         watch.poll()
 
+    def cold_evaluation() -> None:
+        MANIFESTS.clear()
+        evaluation()
+
     unchanged = [cpu_s(watch.poll) for _ in range(repeats)]
     evaluated = [cpu_s(evaluation) for _ in range(repeats)]
-    if watch.evaluations != repeats + 1:
-        raise RuntimeError(f"{watch.evaluations} evaluations in {2 * repeats + 1} polls; expected {repeats + 1}")
+    cold = [cpu_s(cold_evaluation) for _ in range(repeats)]
+    if watch.evaluations != 2 * repeats + 1:
+        raise RuntimeError(f"{watch.evaluations} evaluations in {3 * repeats + 1} polls; expected {2 * repeats + 1}")
     result = {"repeats": repeats, "poll_cpu_s": round(statistics.median(unchanged), 4),
-              "evaluation_cpu_s": round(statistics.median(evaluated), 4)}
-    print(f"watcher: {result['poll_cpu_s']} CPU s a poll of an unchanged snapshot, {result['evaluation_cpu_s']} an "
-          f"evaluation", flush=True)
+              "warm_evaluation_cpu_s": round(statistics.median(evaluated), 4),
+              "evaluation_cpu_s": round(statistics.median(cold), 4)}
+    print(f"watcher: {result['poll_cpu_s']} CPU s a poll of an unchanged snapshot, an evaluation "
+          f"{result['warm_evaluation_cpu_s']} with the manifests cached and {result['evaluation_cpu_s']} without", flush=True)
     return result
 
 
@@ -305,8 +313,9 @@ def report(result: dict[str, Any]) -> str:
     if watch:
         lines += ["", f"compact_on_health's watcher, timed in one warm process (median of {watch['repeats']}): "
                       f"**{watch['poll_cpu_s']:.3f} CPU s a poll** that finds the snapshot unchanged (one a minute), "
-                      f"**{watch['evaluation_cpu_s']:.3f} CPU s an evaluation** of a new snapshot (the three checks "
-                      f"from one health computation, recorded in the history)."]
+                      f"**{watch['evaluation_cpu_s']:.3f} CPU s an evaluation** with every manifest read again "
+                      f"({watch['warm_evaluation_cpu_s']:.3f} with all of them cached; a new snapshot reads only its new "
+                      f"manifests): the three checks from one health computation, recorded in the history."]
     return "\n".join(lines) + "\n"
 
 

@@ -15,8 +15,9 @@ results and the saved runs.
   and the watcher's work in the triggerer: a poll every POLL_EVERY_MINUTES, and an evaluation for
   every new snapshot (one per CDC interval, one per fold).
 
-Flatness is the run's own (the trigger checked every 5 simulated minutes there, the DAG checks
-every 10). A variant beats another when it is at least as flat and spends less, as in
+Flatness is the run's own: the benchmark's trigger checked after every 5-minute interval;
+compact_tables checks every 10 minutes, compact_on_health's watcher every new snapshot with at most
+one event a table every 5 minutes. A variant beats another when it is at least as flat and spends less, as in
 benchmarks.compaction_pareto.
 
     python -m benchmarks.compaction_deployed compaction_variable_each compaction_busy_idle ...

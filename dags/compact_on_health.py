@@ -5,11 +5,12 @@ compact_tables' checks without its check runs. An asset watcher (`TableHealthWat
 in Airflow's triggerer: every minute it reads each configured table's current snapshot from
 metadata, and when a new one has been committed it evaluates the table's health with the three
 sensors' checks at the thresholds of lakeops.yaml (recorded in the health history). A table over
-a threshold records an event on the asset `lakeops_table_health`, at most one per table every 10
-minutes and again after that for as long as it stays over. Events start a run: `plan` plans each
-table they name as compact_tables does (which partitions; binpack or sort by the zonemap columns;
-position-delete rewrite; dangling deletes; manifests; the per-run byte budget) → `compact`
-spark-submits `spark_jobs/compact_table.py` once per table with something to do (pool
+a threshold records an event on the asset `lakeops_table_health`, at most one per table every 5
+minutes (the ingest interval) and again after that for as long as it stays over. Events start a
+run (one at a time; an event during a run queues the next, which plans on what that run left):
+`plan` plans each table they name as compact_tables does (which partitions; binpack or sort by the
+zonemap columns; position-delete rewrite; dangling deletes; manifests; the per-run byte budget) →
+`compact` spark-submits `spark_jobs/compact_table.py` once per table with something to do (pool
 `lakeops_spark`).
 
 A table that needs nothing starts no run and no task. Unpausing this DAG starts the watcher and
@@ -32,7 +33,7 @@ from lakeops_airflow.triggers import TableHealthWatchTrigger
 TABLE_HEALTH = Asset(
     name="lakeops_table_health",
     watchers=[AssetWatcher(name="lakeops_table_health_watch",
-                           trigger=TableHealthWatchTrigger(poke_interval=60, min_event_interval=600))],
+                           trigger=TableHealthWatchTrigger(poke_interval=60, min_event_interval=300))],
 )
 
 with DAG(

@@ -59,7 +59,7 @@ class TableHealthWatchTrigger(BaseEventTrigger):
     with its message and retried at the next interval."""
 
     def __init__(self, tables: list[str] | None = None, poke_interval: float = 60.0,
-                 min_event_interval: float = 600.0, config_path: str | None = None) -> None:
+                 min_event_interval: float = 300.0, config_path: str | None = None) -> None:
         super().__init__()
         if poke_interval <= 0:
             raise ValueError(f"poke_interval={poke_interval!r} must be a positive number of seconds, e.g. 60")

@@ -44,7 +44,7 @@ class HealthWatch:
     """Polls `tables` (None: every table of the config, read again at every poll, so a change to
     lakeops.yaml applies without restarting the triggerer) and returns the events due."""
 
-    def __init__(self, tables: list[str] | None = None, *, min_event_interval_s: float = 600.0,
+    def __init__(self, tables: list[str] | None = None, *, min_event_interval_s: float = 300.0,
                  config_path: str | None = None, record: bool = True) -> None:
         if min_event_interval_s < 0:
             raise ValueError(f"min_event_interval_s={min_event_interval_s!r} is negative; give 0 or more seconds")
