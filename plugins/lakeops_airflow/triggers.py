@@ -55,8 +55,8 @@ class TableHealthWatchTrigger(BaseEventTrigger):
     poke_interval seconds from metadata alone, in a thread, and yields an event for each table over
     a threshold, at most once per min_event_interval seconds a table (lakeops.health.watch). It
     never returns: the triggerer runs it for as long as the DAG that schedules on its asset is
-    active. A poll that fails (an unreadable config, an unknown table, a catalog down) is logged
-    with its message and retried at the next interval."""
+    active. A table it cannot read is logged and skipped; a poll that fails as a whole (an
+    unreadable config, an unknown table, a catalog down) is logged and retried at the next interval."""
 
     def __init__(self, tables: list[str] | None = None, poke_interval: float = 60.0,
                  min_event_interval: float = 300.0, config_path: str | None = None) -> None:

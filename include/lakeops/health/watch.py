@@ -6,7 +6,9 @@ three sensors' checks at the table's configured thresholds and stored in the his
 that id has changed since the last evaluation: every figure the checks compare follows from the
 snapshot, and delete-file growth only falls while no commit comes. A table over threshold is
 reported at most once per `min_event_interval_s`, and again after that time for as long as it
-stays over (a failed compaction, or partitions a run's byte budget deferred, are retried).
+stays over (a failed compaction, or partitions a run's byte budget deferred, are retried). A
+table that cannot be read or evaluated is logged with its error and skipped; the others are
+still watched.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class HealthWatch:
         self.states: dict[str, WatchedTable] = {}
         self.polls = 0
         self.evaluations = 0
+        self.failed: dict[str, str] = {}
+        """Tables the last poll could not read or evaluate, with the error."""
 
     def poll(self, now_s: float | None = None) -> list[dict[str, Any]]:
         """One pass over the tables: an event for each table whose report is due."""
@@ -72,18 +76,24 @@ class HealthWatch:
         catalog = load_catalog(config.catalog)
         self.polls += 1
         events = []
+        self.failed = {}
         for table in tables:
+            state = self.states.setdefault(table, WatchedTable())
             try:
                 loaded = catalog.load_table(config.identifier(table))
+                snapshot_id = loaded.metadata.current_snapshot_id
+                if needs_evaluation(state, snapshot_id):
+                    found = run_checks(config, table, dict.fromkeys(CHECKS), record=self.record, loaded=loaded)
+                    self.evaluations += 1
+                    state.evaluated, state.evaluated_snapshot = True, snapshot_id
+                    state.over = {check: [p["partition"] for p in partitions]
+                                  for check, partitions in found.items() if partitions}
             except NoSuchTableError:
                 continue  # not created yet: nothing to watch
-            snapshot_id = loaded.metadata.current_snapshot_id
-            state = self.states.setdefault(table, WatchedTable())
-            if needs_evaluation(state, snapshot_id):
-                found = run_checks(config, table, dict.fromkeys(CHECKS), record=self.record, loaded=loaded)
-                self.evaluations += 1
-                state.evaluated, state.evaluated_snapshot = True, snapshot_id
-                state.over = {check: [p["partition"] for p in partitions] for check, partitions in found.items() if partitions}
+            except Exception as e:  # noqa: BLE001 - one unreadable table must not blind the watch to the others
+                self.failed[table] = f"{type(e).__name__}: {e}"
+                log.error("health watch: table %s cannot be evaluated, the others still are: %s", table, self.failed[table])
+                continue
             if event_due(state, now_s, self.min_event_interval_s):
                 events.append({"table": table, "snapshot_id": snapshot_id, "checks": state.over})
                 log.info("health watch: %s over threshold at snapshot %s (%s)", table, snapshot_id,

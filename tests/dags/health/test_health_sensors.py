@@ -234,3 +234,19 @@ def test_watch_trigger_serializes_yields_events_and_outlives_a_bad_poll(fired, q
     assert asyncio.run(_first_event(TableHealthWatchTrigger(["ordres"], 0.2, 600, str(quiet[1])), 2)) is None
     with pytest.raises(ValueError, match="poke_interval=0 must be a positive number"):
         TableHealthWatchTrigger(["orders"], 0)
+
+
+def test_health_watch_skips_a_table_it_cannot_read_and_still_watches_the_others(spark, tmp_path):
+    from lakeops.health.watch import HealthWatch
+
+    config, path = _orders_catalog(spark, tmp_path, merged=True)
+    spark.sql(create_table_sql(config, config.table("users")))
+    users = load_catalog(config.catalog).load_table(config.identifier("users"))
+    Path(users.metadata_location.removeprefix("file:")).unlink()  # its metadata file is gone
+
+    watch = HealthWatch(["users", "orders"], config_path=str(path), record=False)
+    events = watch.poll(now_s=1000.0)
+    assert [e["table"] for e in events] == ["orders"]
+    assert list(watch.failed) == ["users"]
+    print(f"health watch, unreadable table: {watch.failed}")
+    assert "metadata.json" in watch.failed["users"]
