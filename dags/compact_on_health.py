@@ -5,7 +5,8 @@ compact_tables' checks without its check runs. An asset watcher (`TableHealthWat
 in Airflow's triggerer: every minute it reads each configured table's current snapshot from
 metadata, and when a new one has been committed it evaluates the table's health with the three
 sensors' checks at the thresholds of lakeops.yaml (recorded in the health history). A table over
-a threshold records an event on the asset `lakeops_table_health`, at most one per table every 5
+a threshold whose plan has something to rewrite (the planner runs there too, on the same health)
+records an event on the asset `lakeops_table_health`, at most one per table every 5
 minutes (the ingest interval) and again after that for as long as it stays over. Events start a
 run (one at a time; an event during a run queues the next, which plans on what that run left):
 `plan` plans each table they name as compact_tables does (which partitions; binpack or sort by the

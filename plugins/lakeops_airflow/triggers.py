@@ -53,7 +53,8 @@ class TableHealthTrigger(BaseTrigger):
 class TableHealthWatchTrigger(BaseEventTrigger):
     """An asset watcher's trigger: polls the health of `tables` (None: every configured table) every
     poke_interval seconds from metadata alone, in a thread, and yields an event for each table over
-    a threshold, at most once per min_event_interval seconds a table (lakeops.health.watch). It
+    a threshold whose plan has something to rewrite, at most once per min_event_interval seconds a
+    table (lakeops.health.watch). It
     never returns: the triggerer runs it for as long as the DAG that schedules on its asset is
     active. A table it cannot read is logged and skipped; a poll that fails as a whole (an
     unreadable config, an unknown table, a catalog down) is logged and retried at the next interval."""

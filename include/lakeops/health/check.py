@@ -13,6 +13,8 @@ from lakeops.health.thresholds import breaches, default_thresholds
 if TYPE_CHECKING:
     from pyiceberg.table import Table
 
+    from lakeops.health.model import TableHealth
+
 log = logging.getLogger(__name__)
 
 
@@ -46,6 +48,12 @@ def run_checks(config: LakeopsConfig, table: str, checks: dict[str, dict[str, An
     """Partitions of `table` over each check's threshold (check name -> its overrides, None for the
     configured ones), from one evaluation of the table's health, stored in the history. `loaded`:
     the table as pyiceberg already loaded it, to save a second catalog read."""
+    return evaluate_checks(config, table, checks, record=record, loaded=loaded)[1]
+
+
+def evaluate_checks(config: LakeopsConfig, table: str, checks: dict[str, dict[str, Any] | None], *,
+                    record: bool = True, loaded: Table | None = None) -> tuple[TableHealth, dict[str, list[dict[str, Any]]]]:
+    """run_checks with the health it evaluated."""
     limits = {check: resolve_limits(config, table, check, overrides) for check, overrides in checks.items()}
     if loaded is None:
         health = table_health(config, table, growth_window_hours=config.health.growth_window_hours)
@@ -58,4 +66,4 @@ def run_checks(config: LakeopsConfig, table: str, checks: dict[str, dict[str, An
         found[check] = breaches(check, health.partitions, target_bytes=health.target_file_size_bytes, **check_limits)
         log.info("%s on %s: %d of %d partitions over %s", check, table, len(found[check]), len(health.partitions),
                  check_limits)
-    return found
+    return health, found

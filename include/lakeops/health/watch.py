@@ -1,14 +1,16 @@
-"""Which configured tables are over a health threshold, polled from metadata alone: the state the
+"""Which configured tables need compacting, polled from metadata alone: the state the
 compact_on_health DAG's asset watcher keeps in Airflow's triggerer.
 
-A poll reads each table's current snapshot id (one catalog read). Health is evaluated, with the
-three sensors' checks at the table's configured thresholds and stored in the history, only when
-that id has changed since the last evaluation: every figure the checks compare follows from the
-snapshot, and delete-file growth only falls while no commit comes. A table over threshold is
-reported at most once per `min_event_interval_s`, and again after that time for as long as it
-stays over (a failed compaction, or partitions a run's byte budget deferred, are retried). A
-table that cannot be read or evaluated is logged with its error and skipped; the others are
-still watched.
+A poll reads each table's current snapshot id (one catalog read). Only when that id has changed
+since the last evaluation is the table's health evaluated again (stored in the history): every
+figure the checks compare follows from the snapshot, and delete-file growth only falls while no
+commit comes. A table is over threshold when one of the three sensors' checks fires at its
+configured thresholds and the compaction planner has something to rewrite: compact_tables plans
+only after a sensor fired, and starts Spark only when the plan has actions. A table over threshold
+is reported at most once per `min_event_interval_s`, and again after that time for as long as it
+stays over (a failed compaction, or partitions a run's byte budget deferred, are retried). A table
+that cannot be read or evaluated is logged with its error and skipped; the others are still
+watched.
 """
 
 from __future__ import annotations
@@ -66,7 +68,6 @@ class HealthWatch:
 
         from lakeops.catalog import load_catalog
         from lakeops.config import load_config
-        from lakeops.health.check import run_checks
 
         now_s = time.time() if now_s is None else now_s
         config = load_config(self.config_path)
@@ -83,11 +84,9 @@ class HealthWatch:
                 loaded = catalog.load_table(config.identifier(table))
                 snapshot_id = loaded.metadata.current_snapshot_id
                 if needs_evaluation(state, snapshot_id):
-                    found = run_checks(config, table, dict.fromkeys(CHECKS), record=self.record, loaded=loaded)
+                    state.over = self._evaluate(config, table, loaded)
                     self.evaluations += 1
                     state.evaluated, state.evaluated_snapshot = True, snapshot_id
-                    state.over = {check: [p["partition"] for p in partitions]
-                                  for check, partitions in found.items() if partitions}
             except NoSuchTableError:
                 continue  # not created yet: nothing to watch
             except Exception as e:  # noqa: BLE001 - one unreadable table must not blind the watch to the others
@@ -100,3 +99,21 @@ class HealthWatch:
                          ", ".join(f"{check}: {len(parts)} partitions" for check, parts in state.over.items()))
                 state.last_event_s = now_s
         return events
+
+    def _evaluate(self, config: Any, table: str, loaded: Any) -> dict[str, list[str]]:
+        """The partitions over each check's threshold, or nothing when the planner (pure, the same
+        plan compact_on_health's plan task makes) would rewrite nothing: an event then would start a
+        run that ends without a Spark job, again every interval for as long as the check stays over."""
+        from lakeops.compaction.plan import plan_table
+        from lakeops.health.check import evaluate_checks
+
+        health, found = evaluate_checks(config, table, dict.fromkeys(CHECKS), record=self.record, loaded=loaded)
+        over = {check: [p["partition"] for p in partitions] for check, partitions in found.items() if partitions}
+        if not over:
+            return {}
+        spec = config.table(table)
+        if not plan_table(health, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns).actions:
+            log.info("health watch: %s over threshold (%s) but the plan has nothing to rewrite: no event", table,
+                     ", ".join(over))
+            return {}
+        return over

@@ -250,3 +250,18 @@ def test_health_watch_skips_a_table_it_cannot_read_and_still_watches_the_others(
     assert list(watch.failed) == ["users"]
     print(f"health watch, unreadable table: {watch.failed}")
     assert "metadata.json" in watch.failed["users"]
+
+
+def test_health_watch_sends_no_event_when_a_check_fires_but_the_plan_has_nothing_to_rewrite(spark, tmp_path):
+    from lakeops.health.check import run_check
+    from lakeops.health.watch import HealthWatch
+
+    config, path = _orders_catalog(spark, tmp_path, merged=False, inserts=1)
+    spark.sql(f"""MERGE INTO {config.qualified('orders')} t USING (SELECT 0 AS id) s
+        ON t.order_id = s.id WHEN MATCHED THEN UPDATE SET status = 'paid'""")
+    # One order of 50 updated: its day holds 2 data files and a delete file applying to one of
+    # them, 1.5 files per data file, at the sensor's limit; 2% deleted rows, nothing the planner rewrites.
+    assert [b["partition"] for b in run_check("orders", "read_amplification", record=False, config_path=str(path))] == [
+        f"created_at_day={DAY1}"]
+    watch = HealthWatch(["orders"], config_path=str(path), record=False)
+    assert watch.poll(now_s=1000.0) == [] and watch.evaluations == 1
