@@ -44,6 +44,18 @@ def event_due(state: WatchedTable, now_s: float, min_event_interval_s: float) ->
     return bool(state.over) and (state.last_event_s is None or now_s - state.last_event_s >= min_event_interval_s)
 
 
+EVENT_PARTITIONS = 20
+"""Partitions an event names per check; the run re-plans from metadata and needs none of them."""
+
+
+def event_payload(table: str, snapshot_id: int | None, over: dict[str, list[str]],
+                  limit: int = EVENT_PARTITIONS) -> dict[str, Any]:
+    """An asset event's payload: the table, its snapshot, and per check how many partitions are over
+    and the first `limit` of them (a table with thousands over would otherwise fill the event)."""
+    return {"table": table, "snapshot_id": snapshot_id, "over": {check: len(parts) for check, parts in over.items()},
+            "checks": {check: parts[:limit] for check, parts in over.items()}}
+
+
 class HealthWatch:
     """Polls `tables` (None: every table of the config, read again at every poll, so a change to
     lakeops.yaml applies without restarting the triggerer) and returns the events due."""
@@ -94,7 +106,7 @@ class HealthWatch:
                 log.error("health watch: table %s cannot be evaluated, the others still are: %s", table, self.failed[table])
                 continue
             if event_due(state, now_s, self.min_event_interval_s):
-                events.append({"table": table, "snapshot_id": snapshot_id, "checks": state.over})
+                events.append(event_payload(table, snapshot_id, state.over))
                 log.info("health watch: %s over threshold at snapshot %s (%s)", table, snapshot_id,
                          ", ".join(f"{check}: {len(parts)} partitions" for check, parts in state.over.items()))
                 state.last_event_s = now_s
