@@ -32,7 +32,7 @@ import statistics
 from typing import Any
 
 from benchmarks.compaction_frontier import load_runs
-from benchmarks.compaction_pareto import CRONS, pairs, variants
+from benchmarks.compaction_pareto import CRONS, pairs, plot, variants
 from benchmarks.results import markdown_table, results_path
 
 EMPTY_CALL_CPU_S = 0.3
@@ -130,10 +130,15 @@ def report(by_deployment: dict[str, list[dict[str, Any]]], costs: dict[str, floa
     return text
 
 
+def saved_costs(launch: str = "compaction_launch", checks: str = "compaction_checks") -> dict[str, float]:
+    """unit_costs of the saved launch and checks results."""
+    return unit_costs(json.loads(results_path(launch, ".json").read_text()),
+                      json.loads(results_path(checks, ".json").read_text()))
+
+
 def priced(run_names: list[str], launch: str = "compaction_launch", checks: str = "compaction_checks") -> str:
     """The report for saved runs, with the unit costs of the saved launch and checks results."""
-    costs = unit_costs(json.loads(results_path(launch, ".json").read_text()),
-                       json.loads(results_path(checks, ".json").read_text()))
+    costs = saved_costs(launch, checks)
     runs = load_runs(run_names)
     return report({deployment: pairs(runs, deployed_variants(costs, deployment)) for deployment in DEPLOYMENTS}, costs)
 
@@ -148,6 +153,8 @@ def main() -> None:
     text = priced(args.runs, args.launch, args.checks)
     print(text)
     results_path(args.name, ".md").write_text(text)
+    plot(load_runs(args.runs), args.name, deployed_variants(saved_costs(args.launch, args.checks), "compact_on_health"),
+         ylabel="CPU s as deployed (trigger: compact_on_health)")
 
 
 if __name__ == "__main__":

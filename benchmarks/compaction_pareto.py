@@ -79,7 +79,9 @@ def report(found: list[dict[str, Any]]) -> str:
                               "trades flatness for compute with"], rows) + "\n")
 
 
-def plot(runs: dict[str, dict[str, Any]], out_name: str) -> None:
+def plot(runs: dict[str, dict[str, Any]], out_name: str, variants_of=None,
+         ylabel: str = "compaction CPU s over the run (trigger: with its health checks)") -> None:
+    """Each run's crons and trigger settings on both counts; variants_of as in pairs()."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -87,7 +89,7 @@ def plot(runs: dict[str, dict[str, Any]], out_name: str) -> None:
 
     fig, ax = plt.subplots(figsize=(9, 6))
     for run, result in runs.items():
-        found = variants(result, run)
+        found = (variants_of or variants)(result, run)
         color = ax.plot([], [])[0].get_color()
         crons = sorted((v for v in found if v["kind"] in CRONS), key=lambda v: v["p90"])
         ax.plot([c["p90"] for c in crons], [c["cpu_s"] for c in crons], "o-", color=color, label=f"{run}: {run_label(result)}")
@@ -97,7 +99,7 @@ def plot(runs: dict[str, dict[str, Any]], out_name: str) -> None:
             ax.annotate(v["variant"], (v["p90"], v["cpu_s"]), textcoords="offset points", xytext=(5, 4), fontsize=7,
                         color=color)
     ax.set_xlabel("files a full scan opens vs a compacted copy, p90 over every interval (less is flatter)")
-    ax.set_ylabel("compaction CPU s over the run (trigger: with its health checks)")
+    ax.set_ylabel(ylabel)
     ax.set_title("Crons (circles, joined) and trigger settings (stars) on both counts; below and left of a cron beats it",
                  fontsize=9)
     ax.legend(fontsize=7)
