@@ -76,3 +76,33 @@ def test_report_gives_the_watchers_poll_and_evaluation():
               "watch": {"repeats": 20, "poll_cpu_s": 0.0123, "warm_evaluation_cpu_s": 0.05, "evaluation_cpu_s": 0.2}}
     assert ("(median of 20): **0.012 CPU s a poll** that finds the snapshot unchanged (one a minute), "
             "**0.200 CPU s an evaluation** with every manifest read again (0.050 with all of them cached") in report(result)
+
+
+@pytest.mark.spark
+def test_the_watcher_is_timed_on_a_healthy_table_and_refuses_one_over_threshold(spark, tmp_path):
+    import yaml
+
+    from benchmarks.compaction_checks import measure_watch
+    from lakeops.config import parse_config
+    from lakeops.ingest.ddl import create_table_sql
+    from tests.conftest import config_data, register_catalog
+
+    data = config_data(tmp_path, {"orders": {"schema": "orders", "source": "cdc/orders", "partition_by": ["day(created_at)"]}})
+    path = tmp_path / "lakeops.yaml"
+    path.write_text(yaml.safe_dump(data))
+    config = parse_config(data, tmp_path)
+    register_catalog(spark, config)
+    spark.sql(create_table_sql(config, config.table("orders")))
+    name = config.qualified("orders")
+    spark.sql(f"""INSERT INTO {name} SELECT id, id % 7, 'created', CAST(id AS DECIMAL(12, 2)), 'USD',
+        CAST('2026-11-20 10:00:00' AS TIMESTAMP), current_timestamp() FROM range(0, 100)""")
+
+    timed = measure_watch(path, repeats=3)
+    assert timed["repeats"] == 3
+    assert 0 <= timed["poll_cpu_s"] and 0 <= timed["warm_evaluation_cpu_s"] and 0 <= timed["evaluation_cpu_s"]
+
+    spark.sql(f"ALTER TABLE {name} SET TBLPROPERTIES ('write.merge.mode'='merge-on-read', 'write.update.mode'='merge-on-read')")
+    spark.sql(f"MERGE INTO {name} t USING (SELECT id FROM range(0, 60)) s ON t.order_id = s.id "
+              "WHEN MATCHED THEN UPDATE SET status = 'paid'")  # 60% of the day's rows: the planner rewrites it
+    with pytest.raises(RuntimeError, match="reports orders over threshold after the fold"):
+        measure_watch(path, repeats=1)
