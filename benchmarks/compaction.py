@@ -79,10 +79,9 @@ class Threshold:
                               growth_window_hours=growth_window_hours)
 
     def plan(self, health: Any) -> Any:
-        from lakeops.compaction.plan import plan_table
+        from lakeops.compaction.plan import plan_configured
 
-        return plan_table(health, self.spec.compaction, partition_by=self.spec.partition_by,
-                          sort_columns=self.spec.zonemap.columns)
+        return plan_configured(health, self.spec)
 
     def run(self, plan, minute: int) -> dict[str, Any]:
         from lakeops.spark.compact_table import run_compaction

@@ -153,13 +153,13 @@ def planned_fold(config: LakeopsConfig, table: str, intervals: int) -> tuple[Any
     """(the table as pyiceberg loads it, its health, the planner's plan) after the stream; refuses
     a state on which the planner has nothing to fold."""
     from lakeops.catalog import load_catalog
-    from lakeops.compaction.plan import plan_table
+    from lakeops.compaction.plan import plan_configured
     from lakeops.health.compute import compute_health
 
     spec = config.table(table)
     loaded = load_catalog(config.catalog).load_table(config.identifier(table))
     health = compute_health(loaded, spec.compaction)
-    plan = plan_table(health, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns)
+    plan = plan_configured(health, spec)
     if not plan.actions:
         raise SystemExit(f"after {intervals} CDC intervals the planner has nothing to fold on {table}; "
                          f"give more --intervals (3 makes a fold of 14 partitions)")

@@ -60,9 +60,10 @@ with DAG(
         from lakeops.compaction.tasks import compact_job_args, plan_for, tables_to_plan
         from lakeops.config import load_config
 
+        config = load_config()
         extras = [event.extra for events in (triggering_asset_events or {}).values() for event in events]
-        tables = tables_to_plan(extras, params["tables"], list(load_config().tables))
-        plans = {table: plan_for(table) for table in tables}
+        tables = tables_to_plan(extras, params["tables"], list(config.tables))
+        plans = {table: plan_for(table, config) for table in tables}
         return [compact_job_args(table, planned, run_id, params["dry_run"])
                 for table, planned in plans.items() if planned["actions"]]
 

@@ -42,7 +42,7 @@ from lakeops.compaction.calls import merge_calls
 from lakeops.compaction.model import (REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS,
                                       CompactionAction, CompactionPlan)
 from lakeops.compaction.where import partition_where
-from lakeops.config import CompactionPolicy
+from lakeops.config import CompactionPolicy, TableConfig
 from lakeops.exceptions import ConfigError
 from lakeops.health.layout import compacted_files, excess_files, over_file_amplification
 from lakeops.health.model import PartitionHealth, TableHealth
@@ -250,3 +250,8 @@ def plan_compaction(metrics: TableHealth, policy: CompactionPolicy, *, partition
                     sort_columns: tuple[str, ...] = ()) -> list[CompactionAction]:
     """The actions of this run (see plan_table for the deferred ones)."""
     return list(plan_table(metrics, policy, partition_by=partition_by, sort_columns=sort_columns).actions)
+
+
+def plan_configured(metrics: TableHealth, spec: TableConfig) -> CompactionPlan:
+    """plan_table with a configured table's policy, partitioning and zonemap columns."""
+    return plan_table(metrics, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns)

@@ -6,21 +6,19 @@ import json
 import logging
 from typing import Any
 
-from lakeops.compaction.plan import plan_table
-from lakeops.config import load_config
+from lakeops.compaction.plan import plan_configured
+from lakeops.config import LakeopsConfig, load_config
 from lakeops.exceptions import ConfigError
 
 log = logging.getLogger(__name__)
 
 
-def plan_for(table: str) -> dict[str, Any]:
+def plan_for(table: str, config: LakeopsConfig | None = None) -> dict[str, Any]:
     """The compaction plan of a configured table as JSON-ready data (CompactionPlan.as_dict())."""
     from lakeops.health.compute import table_health
 
-    config = load_config()
-    spec = config.table(table)
-    plan = plan_table(table_health(config, table), spec.compaction, partition_by=spec.partition_by,
-                      sort_columns=spec.zonemap.columns)
+    config = config or load_config()
+    plan = plan_configured(table_health(config, table), config.table(table))
     for action in plan.selected:
         log.info("plan %s %s: %s (%d files, %d delete files, %d bytes) because %s", table, action.partition or "(table)",
                  action.kind, action.input_files, action.input_delete_files, action.input_bytes, action.reason)

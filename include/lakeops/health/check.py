@@ -40,20 +40,14 @@ def run_check(table: str, check: str, overrides: dict[str, Any] | None = None, *
               config_path: str | None = None) -> list[dict[str, Any]]:
     """Partitions of `table` over the `check` threshold; each evaluation is stored in the history."""
     config = load_config(config_path)
-    return run_checks(config, table, {check: overrides}, record=record)[check]
-
-
-def run_checks(config: LakeopsConfig, table: str, checks: dict[str, dict[str, Any] | None], *, record: bool = True,
-               loaded: Table | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Partitions of `table` over each check's threshold (check name -> its overrides, None for the
-    configured ones), from one evaluation of the table's health, stored in the history. `loaded`:
-    the table as pyiceberg already loaded it, to save a second catalog read."""
-    return evaluate_checks(config, table, checks, record=record, loaded=loaded)[1]
+    return evaluate_checks(config, table, {check: overrides}, record=record)[1][check]
 
 
 def evaluate_checks(config: LakeopsConfig, table: str, checks: dict[str, dict[str, Any] | None], *,
                     record: bool = True, loaded: Table | None = None) -> tuple[TableHealth, dict[str, list[dict[str, Any]]]]:
-    """run_checks with the health it evaluated."""
+    """The table's health, evaluated once and stored in the history, and the partitions over each
+    check's threshold (check name -> its overrides, None for the configured ones). `loaded`: the
+    table as pyiceberg already loaded it, to save a second catalog read."""
     limits = {check: resolve_limits(config, table, check, overrides) for check, overrides in checks.items()}
     if loaded is None:
         health = table_health(config, table, growth_window_hours=config.health.growth_window_hours)

@@ -116,15 +116,14 @@ class HealthWatch:
         """The partitions over each check's threshold, or nothing when the planner (pure, the same
         plan compact_on_health's plan task makes) would rewrite nothing: an event then would start a
         run that ends without a Spark job, again every interval for as long as the check stays over."""
-        from lakeops.compaction.plan import plan_table
+        from lakeops.compaction.plan import plan_configured
         from lakeops.health.check import evaluate_checks
 
         health, found = evaluate_checks(config, table, dict.fromkeys(CHECKS), record=self.record, loaded=loaded)
         over = {check: [p["partition"] for p in partitions] for check, partitions in found.items() if partitions}
         if not over:
             return {}
-        spec = config.table(table)
-        if not plan_table(health, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns).actions:
+        if not plan_configured(health, config.table(table)).actions:
             log.info("health watch: %s over threshold (%s) but the plan has nothing to rewrite: no event", table,
                      ", ".join(over))
             return {}
