@@ -17,23 +17,31 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmarks.commit_contention_commits import SOURCE, run_commit_rounds, stage_units, table_name
+from benchmarks.commit_contention_core import (
+    MODES,
+    RetryLog,
+    Round,
+    Summary,
+    Variant,
+    intervals,
+    retry_log_options,
+    run_rounds,
+    summarize,
+)
+from benchmarks.results import markdown_table, results_path
+from benchmarks.zonemap_env import ZONEMAP, bench_config, events_table, with_catalog
 from lakeops.catalog import load_catalog
 from lakeops.generator import generate_events
 from lakeops.spark.ingest_events import ensure_tables
 
-from benchmarks.commit_contention_commits import SOURCE, run_commit_rounds, stage_units, table_name
-from benchmarks.commit_contention_core import (MODES, RetryLog, Round, Summary, Variant, intervals, retry_log_options,
-                                               run_rounds, summarize)
-from benchmarks.results import markdown_table, results_path
-from benchmarks.zonemap_env import ZONEMAP, bench_config, events_table, with_catalog
-
 log = logging.getLogger("benchmarks.commit_contention")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-START = datetime(2026, 11, 24, 0, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 24, 0, 0, tzinfo=UTC)
 GOAL_SPEEDUP = 5.0
 
 
@@ -180,12 +188,12 @@ def _plot_row(axes, summaries: list[Summary], writers: list[int], part: str, log
     by = {(s.mode, s.writers): s for s in summaries}
     panels = (("rows committed / s (median)", lambda s: s.rows_per_s), ("Iceberg commits / s (median)", lambda s: s.commits_per_s),
               ("commit retries + failed commits (all rounds)", lambda s: s.retries + s.failed))
-    for ax, (title, value) in zip(axes, panels):
-        for i, (mode, color) in enumerate(zip(MODES, ("tab:red", "tab:green"))):
+    for ax, (title, value) in zip(axes, panels, strict=False):
+        for i, (mode, color) in enumerate(zip(MODES, ("tab:red", "tab:green"), strict=False)):
             values = [value(by[(mode, w)]) if (mode, w) in by else 0 for w in writers]
             bars = ax.bar(x + (i - 0.5) * 0.4, values, 0.4, label=mode, color=color)
             if ax is axes[0]:
-                for bar, w in zip(bars, writers):
+                for bar, w in zip(bars, writers, strict=False):
                     s = by.get((mode, w))
                     if s is not None and s.speedup:
                         ax.annotate(f"{s.speedup:.1f}x", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom")

@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.commit_contention_core import Round, Variant
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import IngestError
@@ -23,8 +24,6 @@ from lakeops.spark.stage_events import run_stage
 from lakeops.staging.commit import append_once, read_manifests
 from lakeops.staging.manifest import data_file_from_dict
 from lakeops.staging.plan import batch_key
-
-from benchmarks.commit_contention_core import Round, Variant
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -30,6 +30,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchmarks.zonemap_env import writer_session
+from benchmarks.zonemap_ingest import _commits
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.ingest.plan import IngestPlan, plan_ingest
@@ -37,9 +39,6 @@ from lakeops.spark.ingest_events import landed_files, run_ingest
 from lakeops.spark.stage_events import run_stage
 from lakeops.staging.commit import commit_staged
 from lakeops.staging.plan import split_files
-
-from benchmarks.zonemap_env import writer_session
-from benchmarks.zonemap_ingest import _commits
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -37,8 +37,19 @@ from typing import Any
 
 from benchmarks.compaction_meter import Cost, Meter, time_queries
 from benchmarks.compaction_report import plot, report
-from benchmarks.compaction_workload import (BATCH, CRON_ACTION, PARTITION_BY, START, TUNED_CRON_ACTION, WARM_UP_TABLE,
-                                            Scenario, bench_config, fresh_copy, parse_scenario, queries)
+from benchmarks.compaction_workload import (
+    BATCH,
+    CRON_ACTION,
+    PARTITION_BY,
+    START,
+    TUNED_CRON_ACTION,
+    WARM_UP_TABLE,
+    Scenario,
+    bench_config,
+    fresh_copy,
+    parse_scenario,
+    queries,
+)
 from benchmarks.results import configure_logging, save
 
 log = logging.getLogger("benchmarks.compaction")

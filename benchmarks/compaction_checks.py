@@ -26,6 +26,7 @@ import os
 import shutil
 import tempfile
 import time
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -245,9 +246,9 @@ def _measure_runs(services, leaders: list[int], dag_id: str, runs: int, idle: di
 
 
 def _utc_now() -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # as the REST API writes times
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # as the REST API writes times
 
 
 def per_run_cpu_s(idle_cpu: float, idle_wall: float, busy_cpu: float, busy_wall: float, runs: int) -> float:

@@ -32,7 +32,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ class Change:
 
 
 def _day(micros: int) -> str:
-    return datetime.fromtimestamp(micros / 1e6, timezone.utc).date().isoformat()
+    return datetime.fromtimestamp(micros / 1e6, UTC).date().isoformat()
 
 
 def net_changes(history: dict[int, str], events: Iterable[dict[str, Any]]) -> list[Change]:
@@ -114,7 +114,7 @@ def replay_stream(stream: dict[str, Any], seed: int = 17, changes_per_minute: in
                 if event["op"] == "r":
                     snapshot[event["after"]["order_id"]] = _day(event["after"]["created_at"])
                     continue
-                moment = datetime.fromtimestamp(event["source"]["ts_ms"] / 1000, timezone.utc)
+                moment = datetime.fromtimestamp(event["source"]["ts_ms"] / 1000, UTC)
                 by_interval[int((moment - START) / BATCH)].append(event)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -308,7 +308,7 @@ def plot(results: dict[str, dict[str, dict[str, Any]]], out_name: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(results), figsize=(6 * len(results), 5), sharey=True)
-    for ax, (stream, rows) in zip(axes, results.items()):
+    for ax, (stream, rows) in zip(axes, results.items(), strict=False):
         for prefix, style, label in (("tuned", "o-", "tuned cron"), ("threshold", "*-", "threshold trigger"),
                                      ("worst-first", "s", "trigger folding its worst partitions only"),
                                      ("settled", "^", "trigger folding partitions dirty for a while only")):

@@ -128,7 +128,7 @@ def plot(result: dict[str, Any], out_name: str = "compaction") -> None:
     titles = ["read amplification (files a scan opens per data file)", "data + delete files",
               "compaction CPU s, cumulative (Spark JVM + Python)", "full-scan query (CPU s, median)",
               "last-24-hours query (CPU s, median)", "compaction wall s, cumulative"]
-    for ax, title in zip([amp, files, cpu, full, recent, wall], titles):
+    for ax, title in zip([amp, files, cpu, full, recent, wall], titles, strict=False):
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("simulated minutes")
         ax.legend(fontsize=8)

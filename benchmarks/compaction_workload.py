@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,7 @@ from lakeops.ingest.ddl import spark_transform
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-START = datetime(2026, 11, 21, 23, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 """The stream starts an hour before midnight: a new day partition becomes the hot one mid-run."""
 BATCH = timedelta(minutes=5)
 PARTITION_BY = "day(created_at)"

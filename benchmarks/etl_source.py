@@ -10,7 +10,7 @@ users, many light ones).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def _pick(values: tuple[str, ...], u: Column) -> Column:
 
 
 def _micros(moment: datetime) -> int:
-    return int(moment.replace(tzinfo=timezone.utc).timestamp() * 1_000_000)
+    return int(moment.replace(tzinfo=UTC).timestamp() * 1_000_000)
 
 
 def events_frame(spark: SparkSession, first_id: int, rows: int, start: datetime, end: datetime, users: int,

@@ -13,12 +13,12 @@ import argparse
 import os
 import shutil
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from benchmarks.results import markdown_table, results_path
 
-START = datetime(2026, 11, 20, 0, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 20, 0, 0, tzinfo=UTC)
 TABLES = ("events", "orders", "users")
 
 
@@ -75,7 +75,7 @@ def main() -> None:
         table = catalog.load_table(config.identifier(name))
         before_snapshots, (before_files, before_bytes) = len(table.snapshots()), _disk(table)
         before_rows = _rows(table)
-        older_than = datetime.now(timezone.utc).replace(microsecond=0)
+        older_than = datetime.now(UTC).replace(microsecond=0)
         run_began = time.perf_counter()
         run = run_dag_test(dag, older_than + timedelta(days=1),
                            {"table": name, "older_than": older_than.isoformat(), "retain_last": args.retain_last})

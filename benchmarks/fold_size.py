@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     spark.sparkContext.setLogLevel("ERROR")
     catalog, meter = load_catalog(config.catalog), Meter(spark)
     tables: dict[int, dict[str, Any]] = {}
-    for rows, scenario in zip(args.rows, scenarios):
+    for rows, scenario in zip(args.rows, scenarios, strict=False):
         table = config.qualified(scenario.table)
         ensure_merge_on_read(spark, catalog, config, scenario.table)
         _fill(spark, table, rows)

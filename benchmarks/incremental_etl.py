@@ -127,7 +127,7 @@ def main() -> None:
            for m in MODES}
     ratio = {k: med["incremental"][k] / max(med["full"][k], 1e-9) for k in ("seconds", "scanned_bytes")}
     # The same ratios per repetition (incremental and full back to back, under the same load), then their median.
-    paired = {k: statistics.median(getattr(i, k) / max(getattr(f, k), 1e-9) for i, f in zip(samples["incremental"], samples["full"]))
+    paired = {k: statistics.median(getattr(i, k) / max(getattr(f, k), 1e-9) for i, f in zip(samples["incremental"], samples["full"], strict=False))
               for k in ("seconds", "scanned_bytes")}
     rows = [[m, f"{med[m]['seconds']:.2f}", f"{med[m]['scanned_bytes'] / 1e6:.2f}", f"{med[m]['scanned_files']:.0f}",
              f"{med[m]['spark_jobs']:.0f}"] for m in MODES]

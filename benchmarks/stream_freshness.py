@@ -29,7 +29,7 @@ import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
@@ -69,7 +69,7 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 def _event_lines(file_id: str, count: int) -> list[str]:
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     return [json.dumps({"event_id": f"{file_id}-{i}", "user_id": 1 + i % 500, "session_id": f"s-{i % 500}",
                         "event_time": now, "event_type": "page_view", "page": "/", "device": "mobile",
                         "country": "DE", "properties": {"referrer": "direct"}}, separators=(",", ":")) for i in range(count)]
@@ -80,7 +80,7 @@ def land(config, file_id: str, count: int) -> float:
     from lakeops.generator.files import write_jsonl
     from lakeops.landing import EVENTS_STREAM, minute_dir
 
-    write_jsonl(minute_dir(config.landing_root, EVENTS_STREAM, datetime.now(timezone.utc)), f"{file_id}.jsonl",
+    write_jsonl(minute_dir(config.landing_root, EVENTS_STREAM, datetime.now(UTC)), f"{file_id}.jsonl",
                 _event_lines(file_id, count))
     return time.time()
 
@@ -274,7 +274,7 @@ def main() -> None:
     print(text)
     results_path(NAME, ".md").write_text(text)
     results_path(NAME, ".json").write_text(json.dumps({
-        "run_id": uuid.uuid4().hex, "measured_at": datetime.now(timezone.utc).isoformat(), "goal_s": GOAL_S,
+        "run_id": uuid.uuid4().hex, "measured_at": datetime.now(UTC).isoformat(), "goal_s": GOAL_S,
         "seconds": args.seconds, "every_s": args.every, "events_per_file": args.events_per_file, "poll_s": POLL_S,
         "load_before": load_before, "load_after": load_after,
         "variants": [{**asdict(v), "freshness_summary": summary(v.freshness), "commit_latency_summary": summary(v.commit_latency)}

@@ -17,19 +17,18 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from lakeops.catalog import load_catalog
-from lakeops.generator import generate_events
-from lakeops.spark.ingest_events import ensure_tables
 
 from benchmarks.zonemap_env import NO_ZONEMAP, ZONEMAP, bench_config, events_table, with_catalog
 from benchmarks.zonemap_ingest import VARIANTS, IngestSummary, run_ingest_rounds, summarize
 from benchmarks.zonemap_reads import IndexMemory, Measure, index_memory, run_reads
 from benchmarks.zonemap_report import ingest_table, memory_line, reads_table, write_results
 from benchmarks.zonemap_table import SmallFileTable, build_small_file_table
+from lakeops.catalog import load_catalog
+from lakeops.generator import generate_events
+from lakeops.spark.ingest_events import ensure_tables
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -40,8 +39,8 @@ log = logging.getLogger("benchmarks.zonemap")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SMALL = "events_small"
-NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
-INGEST_START = datetime(2026, 11, 23, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+INGEST_START = datetime(2026, 11, 23, 0, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)

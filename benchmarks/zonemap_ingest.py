@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from benchmarks.zonemap_env import writer_session
+from benchmarks.zonemap_master import ingest_with_master, seed_master
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.ingest.plan import plan_ingest
 from lakeops.spark.ingest_events import ensure_tables, run_ingest
-
-from benchmarks.zonemap_env import writer_session
-from benchmarks.zonemap_master import ingest_with_master, seed_master
 
 if TYPE_CHECKING:
     import pyarrow as pa

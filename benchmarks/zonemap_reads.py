@@ -95,7 +95,7 @@ def pick_user(counts: pa.Table, window: pa.Table) -> int:
     """A user active in the window, of median activity over the whole table (neither the
     Zipf head, who is in every file, nor a one-off)."""
     active = set(window.column("user_id").to_pylist())
-    ranked = sorted((n, u) for u, n in zip(counts.column("user_id").to_pylist(), counts.column("n").to_pylist()) if u in active)
+    ranked = sorted((n, u) for u, n in zip(counts.column("user_id").to_pylist(), counts.column("n").to_pylist(), strict=False) if u in active)
     return ranked[len(ranked) // 2][1]
 
 

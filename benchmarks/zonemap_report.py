@@ -49,7 +49,7 @@ def plot_reads(measures: list[Measure], path: Path) -> Path:
     width = 0.8 / len(METHODS)
     x = np.arange(len(labels))
     for ax, (title, value) in zip(axes, (("files read", lambda m: m.files), ("MiB read", lambda m: m.bytes / MIB),
-                                         ("wall time (ms, median)", lambda m: m.wall_s * 1000))):
+                                         ("wall time (ms, median)", lambda m: m.wall_s * 1000)), strict=False):
         for i, method in enumerate(METHODS):
             values = [max(value(m), 1e-3) for m in measures if m.method == method]
             ax.bar(x + (i - (len(METHODS) - 1) / 2) * width, values, width, label=method)
@@ -74,7 +74,7 @@ def plot_ingest(summaries: list[IngestSummary], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(10, 5))
     names = [s.variant.replace(" in every commit", "\nin every commit") for s in summaries]
     bars = ax.bar(names, [s.rows_per_s for s in summaries], color=["grey", "tab:green", "tab:red", "darkred"][:len(summaries)])
-    for bar, s, i in zip(bars, summaries, range(len(summaries))):
+    for bar, s, i in zip(bars, summaries, range(len(summaries)), strict=False):
         ax.annotate("baseline" if i == 0 else f"{s.impact_pct:+.1f} %", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                     ha="center", va="bottom")
     ax.set_ylabel("rows/s (median of rounds)")

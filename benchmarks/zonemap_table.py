@@ -14,14 +14,14 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakeops.generator.events import COUNTRIES, COUNTRY_WEIGHTS, DEVICES, DEVICE_WEIGHTS, EVENT_TYPES, EVENT_WEIGHTS
+from lakeops.generator.events import COUNTRIES, COUNTRY_WEIGHTS, DEVICE_WEIGHTS, DEVICES, EVENT_TYPES, EVENT_WEIGHTS
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -80,16 +80,16 @@ def batch_rows(rng: np.random.Generator, arrival: datetime, seconds: float, rows
     event_type = _pick(rng, EVENT_TYPES, EVENT_WEIGHTS, rows)
     product = rng.integers(1, 2001, rows)
     page = [{"search": "/search", "add_to_cart": "/cart", "purchase": "/checkout"}.get(t, f"/product/{p}")
-            for t, p in zip(event_type, product)]
+            for t, p in zip(event_type, product, strict=False)]
     ids = rng.integers(0, 2**63, size=(rows, 2), dtype=np.int64)
     referrer = _pick(rng, ("direct", "search", "ads", "email"), (1, 1, 1, 1), rows)
     keys = pa.array(["product_id", "referrer"] * rows)
-    items = pa.array([v for p, r in zip(product, referrer) for v in (str(p), r)])
+    items = pa.array([v for p, r in zip(product, referrer, strict=False) for v in (str(p), r)])
     properties = pa.MapArray.from_arrays(pa.array(np.arange(0, 2 * rows + 1, 2, dtype=np.int32)), keys, items)
     return pa.Table.from_arrays([
         pa.array([f"{a:016x}{b:016x}" for a, b in ids]),
         pa.array(user, pa.int64()),
-        pa.array([f"s-{u}-{s}" for u, s in zip(user, rng.integers(1, 20, rows))]),
+        pa.array([f"s-{u}-{s}" for u, s in zip(user, rng.integers(1, 20, rows), strict=False)]),
         pa.array(event_time, pa.timestamp("us", tz="UTC")),
         pa.array(event_type, pa.string()),
         pa.array(page, pa.string()),
@@ -163,7 +163,7 @@ def build_small_file_table(table: Table, spec: TableConfig, files: int, rows_per
         commit(hour)
     log.info("small-file table: %d files, %d commits (%s)", files, commits,
              ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
-    return SmallFileTable(files, files * rows_per_file, commits, end.astimezone(timezone.utc), timings)
+    return SmallFileTable(files, files * rows_per_file, commits, end.astimezone(UTC), timings)
 
 
 def _consolidate(table: Table, spec: TableConfig) -> float:
@@ -175,7 +175,7 @@ def _consolidate(table: Table, spec: TableConfig) -> float:
     snapshot = table.current_snapshot()
     if snapshot is None:
         return 0.0
-    day = datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=timezone.utc).date()
+    day = datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=UTC).date()
     result = consolidate_day(table, spec, day)
     log.info("small-file table: daily master of %d entries, %d micro zonemaps removed", result.entries, result.removed_micro)
     return time.perf_counter() - began

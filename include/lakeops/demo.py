@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
@@ -14,7 +14,7 @@ from lakeops.dag_runs import load_dag, run_dag_test
 from lakeops.generator import generate_events
 from lakeops.summary import batch_commits, pyiceberg_summary, spark_summary
 
-DEMO_START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+DEMO_START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 DEMO_MINUTES = 60
 EVENTS_PER_MINUTE = 500
 TABLE = "events"

@@ -6,7 +6,7 @@ so every landed file belongs to one interval and re-running an interval reads th
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 EVENTS_STREAM = "events"
 CDC_STREAMS = {"users": "cdc/users", "orders": "cdc/orders"}
@@ -15,7 +15,7 @@ CDC_STREAMS = {"users": "cdc/users", "orders": "cdc/orders"}
 def utc(moment: datetime) -> datetime:
     if moment.tzinfo is None:
         raise ValueError(f"{moment!r} has no time zone; pass an aware datetime (UTC)")
-    return moment.astimezone(timezone.utc)
+    return moment.astimezone(UTC)
 
 
 def minute_dir(root: str, stream: str, moment: datetime) -> str:

@@ -9,7 +9,7 @@ triggerer runs it (this module is importable there: it lives in the plugins pack
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from airflow.sdk import AsyncCallback, DeadlineAlert, DeadlineReference
@@ -42,6 +42,6 @@ async def deadline_missed(*, kind: str, table: str | None, deadline_minutes: flo
     from lakeops.alerts.message import deadline_alert
     from lakeops_airflow.alerts import asend_alert
 
-    alert = deadline_alert(context or {}, table=table, deadline_minutes=deadline_minutes, now=datetime.now(timezone.utc))
+    alert = deadline_alert(context or {}, table=table, deadline_minutes=deadline_minutes, now=datetime.now(UTC))
     results = await asend_alert(alert, webhook_conn_id, email_conn_id)
     return "; ".join(f"{channel}: {outcome}" for channel, outcome in results.items())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC
 from typing import Any
 
 from airflow.sdk import BaseOperator
@@ -21,7 +22,7 @@ class TableFreshnessOperator(BaseOperator):
         self.tables = tables
 
     def execute(self, context: Any) -> list[dict[str, Any]]:
-        from datetime import datetime, timezone
+        from datetime import datetime
 
         from lakeops.alerts.freshness import check_freshness
         from lakeops.alerts.message import freshness_alert
@@ -31,7 +32,7 @@ class TableFreshnessOperator(BaseOperator):
 
         config = load_config()
         tables = [validate_identifier(t, "param tables") for t in self.tables] if self.tables else None
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         statuses = check_freshness(load_catalog(config.catalog), config, now, tables)
         breached = [s for s in statuses if s.breached]
         self.log.info("freshness: %d table(s) checked, %d past their SLA", len(statuses), len(breached))

@@ -8,7 +8,7 @@ missed deadlines from Airflow's own deadline table.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException
@@ -21,11 +21,10 @@ MISSED_DEADLINES_SHOWN = 10
 
 def _missed_deadlines(table: str) -> list[dict[str, Any]]:
     """Missed DAG-run deadlines whose lakeops alert names this table, newest first."""
-    from sqlalchemy import select
-
     from airflow.models import DagRun
     from airflow.models.deadline import Deadline
     from airflow.utils.session import create_session
+    from sqlalchemy import select
 
     out = []
     with create_session() as session:
@@ -36,7 +35,7 @@ def _missed_deadlines(table: str) -> list[dict[str, Any]]:
             kwargs = ((deadline.callback.data or {}) if deadline.callback else {}).get("kwargs") or {}
             if kwargs.get("table") == table or (run.conf or {}).get("table") == table:
                 out.append({"dag_id": run.dag_id, "run_id": run.run_id,
-                            "deadline": deadline.deadline_time.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")})
+                            "deadline": deadline.deadline_time.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")})
             if len(out) >= MISSED_DEADLINES_SHOWN:
                 break
     return out
@@ -68,7 +67,7 @@ def _view(name: str):
         log.exception("missed deadlines of table %s could not be read", name)
         missed = []
     policy = config.tables[name].compaction if name in config.tables else None
-    return table_health_view(table, name, sla, datetime.now(timezone.utc), missed, policy)
+    return table_health_view(table, name, sla, datetime.now(UTC), missed, policy)
 
 
 def _table_names() -> list[str]:

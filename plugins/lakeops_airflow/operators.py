@@ -35,7 +35,7 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
 
     def execute(self, context: Any) -> None:
         from lakeops.config import load_config
-        from lakeops.runtime import py_files_archive, spark_job_path, spark_jars
+        from lakeops.runtime import py_files_archive, spark_jars, spark_job_path
 
         config = load_config()
         self._conn_id = self.lakeops_conn_id or config.spark.conn_id

@@ -4,7 +4,7 @@ per variant. Timings are measured by the benchmark, never asserted here."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -15,7 +15,7 @@ from lakeops.catalog import load_catalog
 from lakeops.generator import generate_events
 from lakeops.spark.ingest_events import ensure_tables
 
-START = datetime(2026, 11, 25, 0, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 25, 0, 0, tzinfo=UTC)
 
 
 def test_retry_log_counts_the_retry_lines_added_since_the_last_read(tmp_path):

@@ -4,7 +4,7 @@ benchmark, never asserted here."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pyarrow.parquet as pq
 import pytest
@@ -21,7 +21,7 @@ from lakeops.spark.ingest_events import ensure_tables
 
 pytestmark = pytest.mark.spark
 
-START = datetime(2026, 11, 23, 0, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 23, 0, 0, tzinfo=UTC)
 
 
 def test_two_concurrent_writers_each_land_their_entries_in_the_master(spark, tmp_path):

@@ -8,7 +8,6 @@ import pytest
 from lakeops.config import load_config
 from lakeops.dag_runs import load_dag, run_dag_test
 from lakeops.health.compute import table_health
-
 from tests.integration.compaction.conftest import START, keys, land_and_merge
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]

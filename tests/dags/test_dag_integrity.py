@@ -279,7 +279,7 @@ def _convention_problems(dag) -> list[str]:
         if alert.callback.path != DEADLINE_CALLBACK:
             problems.append(f"deadline alert {alert.name!r} calls {alert.callback.path}, not {DEADLINE_CALLBACK}: "
                             "build it with lakeops_airflow.deadlines.dag_deadline so it reaches the alert channels")
-    for name, param in dag.params.items():
+    for name, _param in dag.params.items():
         schema = dag.params.get_param(name).schema
         if "type" not in schema:
             problems.append(f"param {name!r} has no JSON-schema type; declare Param(..., type=...) so manual runs are validated")

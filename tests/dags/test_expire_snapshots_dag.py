@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -18,7 +18,7 @@ from tests.dags.history import ingest_minutes, tiny_batches
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
-START = datetime(2026, 11, 19, 0, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 19, 0, 0, tzinfo=UTC)
 INGESTED_MINUTES = 3
 TINY_BATCHES = 240
 RETAIN_LAST = 20
@@ -36,7 +36,7 @@ def test_expire_dag_on_a_table_with_hundreds_of_snapshots(airflow_db, spark, cap
     compacting_from = snapshots[10].snapshot_id  # an old snapshot a running compaction started from
 
     dag = load_dag("expire_snapshots")
-    older_than = datetime.now(timezone.utc).replace(microsecond=0)
+    older_than = datetime.now(UTC).replace(microsecond=0)
     capfd.readouterr()
     began = time.perf_counter()
     with inflight(table.location(), "compaction", "dag-test", compacting_from):

@@ -3,7 +3,7 @@ on local Spark against the session's embedded catalog."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -15,7 +15,7 @@ from lakeops.watermark import current_watermarks
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
-TICK = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)  # the run of 11:00-12:00
+TICK = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)  # the run of 11:00-12:00
 
 
 def seed_events(spark, config, rows: list[tuple]) -> None:
@@ -43,7 +43,7 @@ def test_scheduled_run_maintains_user_activity(airflow_db, spark):
                                 ("d2", 7, "s1", datetime(2026, 11, 21, 11, 20), "purchase")])
     run = run_dag_test(load_dag("incremental_etl"), TICK)
     assert str(run.state) == "success"
-    assert run.data_interval_start == datetime(2026, 11, 21, 11, 0, tzinfo=timezone.utc)
+    assert run.data_interval_start == datetime(2026, 11, 21, 11, 0, tzinfo=UTC)
     catalog = load_catalog(config.catalog)
     events = catalog.load_table(config.identifier("events"))
     downstream = catalog.load_table(config.identifier("user_activity_hourly"))

@@ -3,7 +3,7 @@ per table merges the interval's changes; the tables then hold the generator's fi
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -14,8 +14,8 @@ from lakeops.generator import generate_cdc
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
-ARRIVAL = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
-TICK = datetime(2026, 11, 21, 12, 5, tzinfo=timezone.utc)
+ARRIVAL = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+TICK = datetime(2026, 11, 21, 12, 5, tzinfo=UTC)
 KEYS = {"users": "user_id", "orders": "order_id"}
 
 

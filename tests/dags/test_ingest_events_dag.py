@@ -3,7 +3,7 @@ spark_jobs/ingest_events.py with spark-submit on local Spark against the embedde
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,8 +17,8 @@ from lakeops.generator import generate_events
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
 SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "include" / "lakeops.yaml"
-ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
-TICK = datetime(2026, 11, 21, 10, 5, tzinfo=timezone.utc)  # the run whose data interval is 10:00-10:05
+ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+TICK = datetime(2026, 11, 21, 10, 5, tzinfo=UTC)  # the run whose data interval is 10:00-10:05
 
 
 def _event_ids(config) -> list[str]:
@@ -47,7 +47,7 @@ def test_ingest_dag_commits_every_landed_event_once(airflow_db, tmp_path, monkey
     quarantine = load_catalog(config.catalog).load_table(config.identifier("events_quarantine"))
     assert quarantine.scan().to_arrow().num_rows == landed.bad_total
 
-    empty = run_dag_test(dag, datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc))
+    empty = run_dag_test(dag, datetime(2026, 11, 21, 9, 0, tzinfo=UTC))
     assert str(empty.state) == "success"
     assert len(_event_ids(config)) == landed.good
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -17,7 +17,7 @@ from tests.integration.streaming.helpers import checkpoint_dir, committed_event_
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
-ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
 
 @pytest.fixture()

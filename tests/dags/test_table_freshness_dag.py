@@ -5,7 +5,7 @@ webhook server on loopback naming the table, the DAG and the run."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pyarrow as pa
 import pytest
@@ -37,7 +37,7 @@ def test_freshness_dag_alerts_on_the_stale_table_only(airflow_db, tmp_path, monk
     assert dag.deadline, "the DAG file declares a deadline alert"
     with WebhookReceiver() as hook:
         monkeypatch.setenv("AIRFLOW_CONN_LAKEOPS_FRESHNESS_TEST_HOOK", json.dumps({"conn_type": "http", "host": hook.url}))
-        run = run_dag_test(dag, datetime.now(timezone.utc))
+        run = run_dag_test(dag, datetime.now(UTC))
     assert str(run.state) == "success"
     assert dag.deadline, "run_dag_test gives the DAG its deadline back"
     [alert] = hook.received

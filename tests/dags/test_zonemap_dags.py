@@ -3,7 +3,7 @@ spark-submits its job; the hourly and daily runs take their hour and day from th
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pyiceberg import expressions as E
@@ -19,7 +19,7 @@ from lakeops.zonemap.store import zonemap_root
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
-ARRIVAL = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+ARRIVAL = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
 
 def test_ingest_then_hourly_then_daily_consolidation(airflow_db):
@@ -27,7 +27,7 @@ def test_ingest_then_hourly_then_daily_consolidation(airflow_db):
     generate_events(config.landing_root, ARRIVAL, 5, 100, seed=33)
     assert str(run_dag_test(load_dag("ingest_events"), ARRIVAL + timedelta(minutes=5)).state) == "success"
     table = load_catalog(config.catalog).load_table(config.identifier("events"))
-    committed = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=timezone.utc)
+    committed = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=UTC)
     hour = committed.replace(minute=0, second=0, microsecond=0)
     root = zonemap_root(table.location())
     assert any(m.snapshot_id == table.current_snapshot().snapshot_id for m in micro_files(table))

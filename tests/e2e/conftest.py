@@ -17,7 +17,15 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.airflow_services import PROJECT_ROOT, AirflowServices, start_airflow
-from tests.e2e.servers import S3_COMPAT_ENV, Processes, S3Server, SparkCluster, start_rest_catalog, start_s3proxy, start_spark_cluster
+from tests.e2e.servers import (
+    S3_COMPAT_ENV,
+    Processes,
+    S3Server,
+    SparkCluster,
+    start_rest_catalog,
+    start_s3proxy,
+    start_spark_cluster,
+)
 
 TEST_DAGS = Path(__file__).resolve().parent / "dags"
 

@@ -11,7 +11,7 @@ boto3 under s3a://lakeops/landing/, which the jobs list and read through Hadoop'
 from __future__ import annotations
 
 import io
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -27,8 +27,8 @@ from tests.e2e.servers import http_json
 
 pytestmark = [pytest.mark.e2e, pytest.mark.airflow, pytest.mark.spark]
 
-ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
-TICK = datetime(2026, 11, 21, 10, 5, tzinfo=timezone.utc)
+ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+TICK = datetime(2026, 11, 21, 10, 5, tzinfo=UTC)
 
 
 def _objects(client, prefix: str) -> list[str]:
@@ -104,7 +104,7 @@ def test_hourly_zonemap_consolidation_on_the_cluster(stack):
     table = load_catalog(config.catalog).load_table(config.identifier("events"))
     snapshot = table.current_snapshot()
     assert snapshot is not None, "the ingest test of this module runs first and commits"
-    committed = datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=timezone.utc)
+    committed = datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=UTC)
     hour = committed.replace(minute=0, second=0, microsecond=0)
 
     # The hourly cron ticks at HH:05: the run ending at HH+1:05 consolidates hour HH.
@@ -121,7 +121,7 @@ def test_hourly_zonemap_consolidation_on_the_cluster(stack):
     assert set(entries.column("file_path").to_pylist()) == {f.file.file_path for f in table.scan().plan_files()}
 
 
-CDC_ARRIVAL = datetime(2026, 11, 21, 11, 0, tzinfo=timezone.utc)
+CDC_ARRIVAL = datetime(2026, 11, 21, 11, 0, tzinfo=UTC)
 FIVE = timedelta(minutes=5)
 
 

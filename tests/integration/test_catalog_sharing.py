@@ -57,4 +57,4 @@ def test_table_created_by_pyiceberg_is_writable_by_spark(catalog_spark, lakeops_
     catalog_spark.sql(f"INSERT INTO {table} VALUES (7, TIMESTAMP '2026-11-21 10:00:00')")
     arrow = catalog.load_table("lakeops.sharing_c").scan().to_arrow()
     assert arrow.column("id").to_pylist() == [7]
-    assert arrow.column("at").to_pylist() == [dt.datetime(2026, 11, 21, 10, 0, tzinfo=dt.timezone.utc)]
+    assert arrow.column("at").to_pylist() == [dt.datetime(2026, 11, 21, 10, 0, tzinfo=dt.UTC)]

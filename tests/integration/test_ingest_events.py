@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -15,7 +15,7 @@ from lakeops.spark.ingest_events import run_ingest
 
 pytestmark = pytest.mark.spark
 
-START = datetime(2026, 11, 21, 23, 55, tzinfo=timezone.utc)  # the second interval is past midnight: two day partitions
+START = datetime(2026, 11, 21, 23, 55, tzinfo=UTC)  # the second interval is past midnight: two day partitions
 FIVE = timedelta(minutes=5)
 REASON_OF_KIND = {
     "malformed_json": "malformed JSON",

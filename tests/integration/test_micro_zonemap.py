@@ -3,7 +3,7 @@ rows a full scan returns."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pyarrow.compute as pc
 import pytest
@@ -19,7 +19,7 @@ from tests.conftest import make_test_config, register_catalog
 
 pytestmark = pytest.mark.spark
 
-START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 ONE = timedelta(minutes=1)
 
 

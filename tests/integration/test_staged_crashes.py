@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import yaml
@@ -29,7 +29,7 @@ from tests.crash import kill_at_failpoint
 
 pytestmark = pytest.mark.spark
 
-START = datetime(2026, 11, 22, 8, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 22, 8, 0, tzinfo=UTC)
 END = START + timedelta(minutes=5)
 
 

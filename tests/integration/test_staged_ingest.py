@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pyarrow.parquet as pq
 import pytest
@@ -26,10 +26,10 @@ from tests.conftest import make_test_config, register_catalog
 
 pytestmark = pytest.mark.spark
 
-START = datetime(2026, 11, 21, 23, 57, tzinfo=timezone.utc)  # the interval crosses midnight: two day partitions
+START = datetime(2026, 11, 21, 23, 57, tzinfo=UTC)  # the interval crosses midnight: two day partitions
 END = START + timedelta(minutes=5)
 WRITERS = 2
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Metadata only (the current snapshot's timestamp); no data file is opened."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from lakeops.config import LakeopsConfig
@@ -44,7 +44,7 @@ def last_commit_time(catalog: Catalog, identifier: str) -> datetime | None:
         snapshot = catalog.load_table(identifier).current_snapshot()
     except NoSuchTableError:
         return None
-    return None if snapshot is None else datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=timezone.utc)
+    return None if snapshot is None else datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=UTC)
 
 
 def check_freshness(catalog: Catalog, config: LakeopsConfig, now: datetime,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from lakeops.exceptions import ConfigError
@@ -28,14 +28,14 @@ class Alert:
     def text(self) -> str:
         return (f"{self.subject}\n"
                 f"table: {self.table}\nDAG: {self.dag_id}\nrun: {self.run_id}\n"
-                f"deadline: {self.deadline.astimezone(timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')}\n"
+                f"deadline: {self.deadline.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S UTC')}\n"
                 f"late by: {format_duration(self.late_seconds)}\n{self.detail}")
 
     def webhook_payload(self) -> dict[str, Any]:
         """Slack-compatible JSON: `text` for Slack and Mattermost, the fields for any other receiver."""
         return {"text": self.text, "lakeops": {
             "kind": self.kind, "table": self.table, "dag_id": self.dag_id, "run_id": self.run_id,
-            "deadline": self.deadline.astimezone(timezone.utc).isoformat(), "late_seconds": round(self.late_seconds, 1)}}
+            "deadline": self.deadline.astimezone(UTC).isoformat(), "late_seconds": round(self.late_seconds, 1)}}
 
     def email_html(self) -> str:
         from html import escape
@@ -61,7 +61,7 @@ def _as_datetime(value: Any, what: str) -> datetime:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     else:
         raise ConfigError(f"deadline alert context: {what} is {value!r}; expected an ISO-8601 timestamp")
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def deadline_alert(context: dict[str, Any], *, table: str | None, deadline_minutes: int, now: datetime) -> Alert:
@@ -91,5 +91,5 @@ def freshness_alert(*, table: str, dag_id: str, run_id: str, last_commit: dateti
     return Alert(
         kind="freshness", table=table, dag_id=dag_id, run_id=run_id, deadline=deadline,
         late_seconds=(now - deadline).total_seconds(),
-        detail=(f"Last commit {last_commit.astimezone(timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')}, "
+        detail=(f"Last commit {last_commit.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S UTC')}, "
                 f"{format_duration((now - last_commit).total_seconds())} ago; freshness SLA {sla_minutes} min."))

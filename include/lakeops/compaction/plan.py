@@ -39,8 +39,14 @@ are paid once per run instead of once per partition.
 from __future__ import annotations
 
 from lakeops.compaction.calls import merge_calls
-from lakeops.compaction.model import (REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS,
-                                      CompactionAction, CompactionPlan)
+from lakeops.compaction.model import (
+    REMOVE_DANGLING,
+    REWRITE_DATA,
+    REWRITE_DELETES,
+    REWRITE_MANIFESTS,
+    CompactionAction,
+    CompactionPlan,
+)
 from lakeops.compaction.where import partition_where
 from lakeops.config import CompactionPolicy, TableConfig
 from lakeops.exceptions import ConfigError

@@ -5,12 +5,12 @@ commits only that partition."""
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from lakeops.exceptions import ConfigError
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _TRANSFORM = re.compile(r"^(?:(year|month|day|hour)\((\w+)\)|bucket\((\d+),\s*(\w+)\)|truncate\((\d+),\s*(\w+)\)|(\w+))$")
 
 
@@ -60,9 +60,9 @@ def _time_range(unit: str, ordinal: int) -> tuple[datetime, datetime]:
         return start, start + timedelta(days=1)
     months = ordinal * 12 if unit == "year" else ordinal
     step = 12 if unit == "year" else 1
-    start = datetime(1970 + months // 12, months % 12 + 1, 1, tzinfo=timezone.utc)
+    start = datetime(1970 + months // 12, months % 12 + 1, 1, tzinfo=UTC)
     end_months = months + step
-    return start, datetime(1970 + end_months // 12, end_months % 12 + 1, 1, tzinfo=timezone.utc)
+    return start, datetime(1970 + end_months // 12, end_months % 12 + 1, 1, tzinfo=UTC)
 
 
 def transform_predicate(transform: str, value: Any) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from lakeops.config import RetentionPolicy
 from lakeops.exceptions import ConfigError
@@ -80,7 +80,7 @@ class ExpiryPlan:
 
 
 def iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
 
 
 def resolve_request(policy: RetentionPolicy, now_ms: int, as_of_ms: int | None = None, older_than_ms: int | None = None,

@@ -7,7 +7,7 @@ import json
 import random
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from lakeops.generator.files import arrival_minutes, write_jsonl
 from lakeops.landing import EVENTS_STREAM, minute_dir
@@ -36,7 +36,7 @@ class EventStats:
 
 
 def _iso(moment: datetime) -> str:
-    moment = moment.astimezone(timezone.utc)
+    moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 

@@ -176,12 +176,12 @@ MANIFESTS = ManifestCache()
 def live_files(io: FileIO, manifests: list[ManifestFile], cache: ManifestCache = MANIFESTS) -> list[LiveFile]:
     """Every live file of the given manifests: from the cache, the others read in parallel (pyiceberg's executor)."""
     cached = [cache.get(m) for m in manifests]
-    missing = [m for m, files in zip(manifests, cached) if files is None]
+    missing = [m for m, files in zip(manifests, cached, strict=False) if files is None]
     executor = ExecutorFactory.get_or_create()
-    read = dict(zip((cache.key(m) for m in missing), executor.map(lambda m: tuple(read_live_files(io, m)), missing)))
+    read = dict(zip((cache.key(m) for m in missing), executor.map(lambda m: tuple(read_live_files(io, m)), missing), strict=False))
     for manifest in missing:
         cache.put(manifest, read[cache.key(manifest)])
     found: list[LiveFile] = []
-    for manifest, files in zip(manifests, cached):
+    for manifest, files in zip(manifests, cached, strict=False):
         found.extend(files if files is not None else read[cache.key(manifest)])
     return found

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import ConfigError
@@ -26,7 +26,7 @@ _BATCH_TIME = "%Y%m%dT%H%M%SZ"
 
 
 def batch_id(table: str, start: datetime, end: datetime) -> str:
-    return f"{table}@{start.astimezone(timezone.utc):{_BATCH_TIME}}-{end.astimezone(timezone.utc):{_BATCH_TIME}}"
+    return f"{table}@{start.astimezone(UTC):{_BATCH_TIME}}-{end.astimezone(UTC):{_BATCH_TIME}}"
 
 
 def batch_interval(value: str) -> tuple[str, datetime, datetime] | None:
@@ -37,8 +37,8 @@ def batch_interval(value: str) -> tuple[str, datetime, datetime] | None:
     if not (table and at and dash):
         return None
     try:
-        start = datetime.strptime(first, _BATCH_TIME).replace(tzinfo=timezone.utc)
-        end = datetime.strptime(last, _BATCH_TIME).replace(tzinfo=timezone.utc)
+        start = datetime.strptime(first, _BATCH_TIME).replace(tzinfo=UTC)
+        end = datetime.strptime(last, _BATCH_TIME).replace(tzinfo=UTC)
     except ValueError:
         return None
     return table, start, end

@@ -7,12 +7,12 @@ import logging
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from lakeops.batches import ROWS_PROPERTY, published_snapshot
+from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.ingest.ddl import table_ddl
 from lakeops.ingest.plan import IngestPlan, check_ingest_mode
 from lakeops.schemas import EVENTS
-from lakeops.batches import ROWS_PROPERTY, published_snapshot
-from lakeops.catalog import load_catalog
 from lakeops.spark.commit import append_once
 from lakeops.staging.plan import LandedFile
 

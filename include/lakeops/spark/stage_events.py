@@ -21,8 +21,15 @@ from lakeops.spark.ingest_events import ensure_tables, landed_files, quarantine_
 from lakeops.staging import store
 from lakeops.staging.arrow_files import OUTPUT_SCHEMA, Target, data_file_writer
 from lakeops.staging.manifest import WriterManifest
-from lakeops.staging.plan import (attempt_data_dir, batch_key, listing_digest, manifest_uri, partition_value_sql,
-                                  started_uri, writer_share)
+from lakeops.staging.plan import (
+    attempt_data_dir,
+    batch_key,
+    listing_digest,
+    manifest_uri,
+    partition_value_sql,
+    started_uri,
+    writer_share,
+)
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table

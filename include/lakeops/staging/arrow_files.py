@@ -71,7 +71,7 @@ def _write_target(rows: pa.Table, target: Target, catalog: CatalogConfig) -> lis
         if columns:
             part = rows.filter(functools.reduce(operator.and_, [pc.field(c).is_null() if key[c] is None else pc.field(c) == key[c]
                                                                  for c in columns]))
-            partition_key = PartitionKey([PartitionFieldValue(f, key[c]) for f, c in zip(spec.fields, columns)], spec, schema)
+            partition_key = PartitionKey([PartitionFieldValue(f, key[c]) for f, c in zip(spec.fields, columns, strict=False)], spec, schema)
         part = part.select(arrow_schema.names).cast(arrow_schema)
         for group in bin_pack_arrow_table(part, size):
             tasks.append(WriteTask(write_uuid, len(tasks), schema, group, partition_key=partition_key))

@@ -47,7 +47,7 @@ def data_file_from_dict(data: dict[str, Any], partition_type: StructType) -> Dat
     if len(data["partition"]) != len(fields):
         raise IngestError(f"staged file {data['path']} has {len(data['partition'])} partition values but the table's "
                           f"partition spec has {len(fields)}; the spec changed since it was written: re-run the writers")
-    partition = Record(*[None if v is None else from_bytes(f.field_type, bytes.fromhex(v)) for f, v in zip(fields, data["partition"])])
+    partition = Record(*[None if v is None else from_bytes(f.field_type, bytes.fromhex(v)) for f, v in zip(fields, data["partition"], strict=False)])
     data_file = DataFile.from_args(
         content=DataFileContent.DATA,
         file_path=data["path"],

@@ -79,7 +79,7 @@ def missing_files(uris: list[str]) -> list[str]:
         return []
     fs, _ = _fs(uris[0])
     infos = fs.get_file_info([fs_path(u) for u in uris])
-    return [u for u, i in zip(uris, infos) if i.type != FileType.File]
+    return [u for u, i in zip(uris, infos, strict=False) if i.type != FileType.File]
 
 
 def delete_files(root_uri: str, paths: list[str]) -> int:

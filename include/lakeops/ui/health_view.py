@@ -12,7 +12,7 @@ for the most recent HISTORY_COVERAGE_SNAPSHOTS snapshots (one manifest read each
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from lakeops.alerts.freshness import evaluate_freshness
@@ -109,7 +109,7 @@ def history_points(table: Table) -> list[HistoryPoint]:
 def maintenance_runs(points: list[HistoryPoint], table: Table) -> list[MaintenanceRun]:
     """Commits that rewrote or removed files (compaction, rewrites, deletes), newest first, with their effect."""
     runs = []
-    for before, after in zip(points, points[1:]):
+    for before, after in zip(points, points[1:], strict=False):
         if after.operation not in MAINTENANCE_OPERATIONS:
             continue
         snapshot = table.snapshot_by_id(after.snapshot_id)
@@ -134,7 +134,7 @@ def table_health_view(table: Table | None, name: str, freshness_sla_minutes: int
                       policy: CompactionPolicy | None = None) -> TableHealthView:
     points = history_points(table) if table is not None else []
     current = points[-1] if points else None
-    last_commit = datetime.fromtimestamp(current.committed_ms / 1000, tz=timezone.utc) if current else None
+    last_commit = datetime.fromtimestamp(current.committed_ms / 1000, tz=UTC) if current else None
     if freshness_sla_minutes is None:
         sla: dict[str, Any] = {"freshness_sla_minutes": None, "state": "no SLA configured"}
     else:

@@ -3,7 +3,7 @@ Self-contained (no script, no external asset), so it renders inside Airflow's UI
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html import escape
 
 from lakeops.alerts.message import format_duration
@@ -26,7 +26,7 @@ a{color:#0b5cad}
 
 
 def _time(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _page(title: str, body: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from lakeops.config import TableConfig
@@ -150,7 +150,7 @@ def reconcile(table: Table, spec: TableConfig, reader: Reader = read_files) -> C
     """A new master through the current snapshot: call it right after rewriting files (compaction).
     Dropped files' entries go, the new files get entries; micro files stay for the daily run."""
     def scope_of(daily: list[Version], snapshot_ms: int) -> Scope:
-        day = datetime.fromtimestamp(snapshot_ms / 1000, tz=timezone.utc).date()
+        day = datetime.fromtimestamp(snapshot_ms / 1000, tz=UTC).date()
         return Scope(DAILY, day.isoformat(), None, snapshot_ms + 1)
 
     return _master(table, spec, scope_of, reader, remove_micro=False)

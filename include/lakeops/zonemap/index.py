@@ -108,7 +108,7 @@ def cold_lookup(master: str | None, wanted: set[str], live: set[str], predicate:
             paths = stats.column("file_path").to_pylist()
             rows = [i for i, p in enumerate(paths) if p in wanted]
             entries = from_arrow(stats.take(rows)) if rows else []
-            survivors = [(i, e) for i, e in zip(rows, entries) if may_match(e, predicate, schema)]
+            survivors = [(i, e) for i, e in zip(rows, entries, strict=False) if may_match(e, predicate, schema)]
             blooms = _blooms_of(parquet, [i for i, _ in survivors]) if survivors else {}
     except (*_READ_ERRORS, pa.ArrowInvalid) as e:
         log.warning("zonemap master %s is unreadable (%s); its files will be read in full until it is rebuilt", master, e)

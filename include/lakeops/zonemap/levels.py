@@ -11,7 +11,7 @@ micro zonemap, or is read in full.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from lakeops.exceptions import ConfigError
 
@@ -69,20 +69,20 @@ def _ms(moment: datetime) -> int:
 def hour_scope(hour: datetime) -> Scope:
     if hour.tzinfo is None or hour.minute or hour.second or hour.microsecond:
         raise ConfigError(f"hour {hour.isoformat()!r} must be a time-zone-aware whole hour, e.g. 2026-11-21T10:00:00+00:00")
-    hour = hour.astimezone(timezone.utc)
+    hour = hour.astimezone(UTC)
     return Scope(HOURLY, hour.strftime("%Y-%m-%dT%H"), _ms(hour), _ms(hour) + HOUR_MS)
 
 
 def day_scope(day: date, snapshot_ms: int, previous_end_ms: int | None = None) -> Scope:
     """The master through the end of day, never narrower than the previous master (a backfill of an
     older day does not shrink it) and never past the snapshot it is reconciled against."""
-    end = _ms(datetime(day.year, day.month, day.day, tzinfo=timezone.utc)) + DAY_MS
+    end = _ms(datetime(day.year, day.month, day.day, tzinfo=UTC)) + DAY_MS
     end = max(end, previous_end_ms or 0)
     return Scope(DAILY, day.isoformat(), None, min(end, snapshot_ms + 1))
 
 
 def hours_of_day(day: date) -> list[datetime]:
-    start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+    start = datetime(day.year, day.month, day.day, tzinfo=UTC)
     return [start + timedelta(hours=h) for h in range(24)]
 
 

@@ -3,18 +3,28 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pyiceberg.expressions import BooleanExpression
 from pyiceberg.expressions.visitors import BoundBooleanExpressionVisitor, bind, visit
 from pyiceberg.schema import Schema
-from pyiceberg.types import (BooleanType, DateType, DecimalType, DoubleType, FloatType, IntegerType, LongType, StringType,
-                             TimestampType, TimestamptzType)
+from pyiceberg.types import (
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    StringType,
+    TimestampType,
+    TimestamptzType,
+)
 
 from lakeops.exceptions import ConfigError
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def to_spark_sql(predicate: BooleanExpression, schema: Schema) -> str:

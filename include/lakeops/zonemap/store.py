@@ -15,8 +15,18 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.conversions import from_bytes, to_bytes
-from pyiceberg.types import (BooleanType, DateType, DoubleType, FloatType, IntegerType, LongType, PrimitiveType,
-                             StringType, TimestampType, TimestamptzType)
+from pyiceberg.types import (
+    BooleanType,
+    DateType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    PrimitiveType,
+    StringType,
+    TimestampType,
+    TimestamptzType,
+)
 
 from lakeops.zonemap.bloom import BloomFilter
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry

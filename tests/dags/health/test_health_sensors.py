@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -81,7 +81,7 @@ def _run(monkeypatch, config_path: Path, check: str, mode: str, out: Path, **par
     bag = DagBag(dag_folder=str(DAG_FILES))
     assert not bag.import_errors, bag.import_errors
     dag = bag.dags[f"test_health_{check}_{mode}"]
-    run = run_dag_test(dag, datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc), {"out": str(out), **params})
+    run = run_dag_test(dag, datetime(2026, 11, 21, 12, 0, tzinfo=UTC), {"out": str(out), **params})
     return {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
 
 
@@ -146,7 +146,7 @@ async def _first_event(trigger, seconds: float):
     agen = trigger.run()
     try:
         return await asyncio.wait_for(agen.__anext__(), seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return None
     finally:
         await agen.aclose()

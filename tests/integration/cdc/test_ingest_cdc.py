@@ -5,7 +5,7 @@ and malformed envelopes are quarantined with a reason."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -18,7 +18,7 @@ from lakeops.spark.ingest_cdc import run_cdc_ingest
 
 pytestmark = pytest.mark.spark
 
-START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 FIVE = timedelta(minutes=5)
 KEYS = {"users": "user_id", "orders": "order_id"}
 
@@ -26,7 +26,7 @@ KEYS = {"users": "user_id", "orders": "order_id"}
 def _expected(row: dict) -> dict:
     out = dict(row)
     for column in ("created_at", "updated_at"):
-        out[column] = datetime.fromtimestamp(row[column] / 1_000_000, tz=timezone.utc).replace(tzinfo=None)
+        out[column] = datetime.fromtimestamp(row[column] / 1_000_000, tz=UTC).replace(tzinfo=None)
     if "amount" in out:
         out["amount"] = Decimal(row["amount"])
     return out

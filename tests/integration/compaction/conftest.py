@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from lakeops.catalog import load_catalog
 from lakeops.compaction.plan import plan_table
@@ -12,7 +12,7 @@ from lakeops.health.compute import compute_health
 from lakeops.ingest.plan import plan_ingest
 from lakeops.spark.ingest_cdc import run_cdc_ingest
 
-START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 FIVE = timedelta(minutes=5)
 KEYS = {"users": "user_id", "orders": "order_id"}
 

@@ -15,7 +15,6 @@ from lakeops.health.compute import compute_health
 from lakeops.ingest.plan import plan_ingest
 from lakeops.spark.compact_table import run_compaction
 from lakeops.spark.ingest_cdc import run_cdc_ingest
-
 from tests.conftest import register_catalog
 
 from .conftest import FIVE, START, keys, land_and_merge

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -33,7 +33,7 @@ def test_expiry_keeps_current_protected_and_watermarked_snapshots_readable(histo
         snapshots.append(history.append(b))
         if b in (4, 5):  # two daily masters: the first serves snapshot 4 only, then it is replaced
             table = history.load()
-            day = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=timezone.utc).date()
+            day = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=UTC).date()
             masters.append(consolidate_day(table, history.config.table("events"), day, remove_micro=False).path)
     history.spark.sql(f"ALTER TABLE {history.name} CREATE TAG audit AS OF VERSION {snapshots[3]}")
     history.mark_consumed(snapshots[1])

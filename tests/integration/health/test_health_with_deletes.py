@@ -30,7 +30,7 @@ def _spark_pairs(spark, qualified: str) -> int:
                      f"FROM {qualified}.entries WHERE status < 2").collect()
     data = [(r[1], r[2], r[3]) for r in rows if r[0] == 0]
     pairs = 0
-    for content, seq, part, _, referenced in (r for r in rows if r[0] != 0):
+    for _content, seq, part, _, referenced in (r for r in rows if r[0] != 0):
         if referenced:
             pairs += sum(1 for s, p, path in data if path == referenced and s <= seq)
         else:

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 import yaml
@@ -27,7 +27,7 @@ from tests.integration.streaming.helpers import committed_event_ids, micro_batch
 
 pytestmark = pytest.mark.spark
 
-START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 FILES = 4
 KILL_AFTER_COMMITS = 2
 WAIT_S = 420

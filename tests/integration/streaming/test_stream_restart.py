@@ -3,7 +3,7 @@ then restarted from the checkpoint: the replayed micro-batch appends nothing, no
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -17,7 +17,7 @@ from tests.integration.streaming.helpers import committed_event_ids, micro_batch
 
 pytestmark = pytest.mark.spark
 
-START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
 
 def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_appends_nothing(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ from lakeops.spark.ingest_events import ensure_tables
 from lakeops.zonemap.micro import write_micro_zonemap
 from tests.conftest import make_test_config, register_catalog
 
-T0 = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 COUNTRIES = ["BR", "DE", "FR", "GB", "IN", "US"]
 TYPES = ["click", "view", "purchase", "signup"]
 

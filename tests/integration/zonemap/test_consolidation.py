@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from pyiceberg import expressions as E
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.spark
 
 def _hour_of(table, snapshot_id):
     ms = table.snapshot_by_id(snapshot_id).timestamp_ms
-    return datetime.fromtimestamp(ms // 3_600_000 * 3600, tz=timezone.utc)
+    return datetime.fromtimestamp(ms // 3_600_000 * 3600, tz=UTC)
 
 
 def test_micro_rolls_into_hourly_then_daily_and_reconcile_tracks_compaction(events, spark):

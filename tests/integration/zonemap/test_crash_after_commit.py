@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pyiceberg import expressions as E
@@ -21,7 +21,7 @@ from lakeops.zonemap.reads import read_pruned_arrow
 from tests.conftest import make_test_config, register_catalog
 
 pytestmark = pytest.mark.spark
-START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 ONE = timedelta(minutes=1)
 
 
@@ -53,7 +53,7 @@ def test_a_batch_whose_zonemap_write_crashed_is_read_until_reconcile_covers_it(s
         full = sorted(table.scan(row_filter=predicate).to_arrow().column("event_id").to_pylist())
         assert sorted(read_pruned_arrow(table, predicate).rows.column("event_id").to_pylist()) == full
 
-    hour = datetime.fromtimestamp(table.snapshot_by_id(crashed.snapshot_id).timestamp_ms // 3_600_000 * 3600, tz=timezone.utc)
+    hour = datetime.fromtimestamp(table.snapshot_by_id(crashed.snapshot_id).timestamp_ms // 3_600_000 * 3600, tz=UTC)
     result = consolidate_hour(table, config.table("events"), hour)
     assert result.drift.added >= 1
     covered = candidate_files(table, E.EqualTo("user_id", -1))
@@ -67,4 +67,4 @@ def test_a_batch_whose_zonemap_write_crashed_is_read_until_reconcile_covers_it(s
 
 
 def _hour(table, snapshot_id):
-    return datetime.fromtimestamp(table.snapshot_by_id(snapshot_id).timestamp_ms // 3_600_000 * 3600, tz=timezone.utc)
+    return datetime.fromtimestamp(table.snapshot_by_id(snapshot_id).timestamp_ms // 3_600_000 * 3600, tz=UTC)

@@ -20,7 +20,7 @@ def test_exact_string_bounds_prune_where_truncated_ones_cannot(spark, tmp_path):
     events = make_events_table(spark, tmp_path, {"columns": ["event_time", "user_id", "page"], "bloom_columns": []})
     low = [dict(r, page=f"{PREFIX}{i % 10:04d}") for i, r in enumerate(event_rows(50, 1))]
     high = [dict(r, page=f"{PREFIX}{20 + i % 10:04d}") for i, r in enumerate(event_rows(50, 2))]
-    first, second = events.append(low), events.append(high, zonemap=False)
+    first, _second = events.append(low), events.append(high, zonemap=False)
     table = events.load()
     page_id = table.schema().find_field("page").field_id
     manifest_lower = added_data_files(table, first)[0].lower_bounds[page_id].decode()

@@ -3,7 +3,7 @@ SqlCatalog (metadata only)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
 
@@ -11,7 +11,7 @@ from lakeops.alerts.freshness import check_freshness, evaluate_freshness
 from lakeops.catalog import load_catalog
 from tests.conftest import make_test_config
 
-NOW = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
 
 def test_evaluate_freshness_against_literal_values():
@@ -31,7 +31,7 @@ def test_check_freshness_reads_the_last_commit_from_metadata(tmp_path):
     catalog.create_namespace(config.catalog.namespace)
     table = catalog.create_table(config.identifier("events"), schema=pa.schema([("id", pa.int64())]))
     table.append(pa.table({"id": [1, 2, 3]}))
-    committed = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=timezone.utc)
+    committed = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=UTC)
 
     statuses = {s.table: s for s in check_freshness(catalog, config, committed + timedelta(minutes=5))}
     assert statuses["events"].last_commit == committed and not statuses["events"].breached

@@ -3,7 +3,7 @@ connection fields with clear errors."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -11,7 +11,7 @@ from lakeops.alerts.channels import email_recipients, webhook_url
 from lakeops.alerts.message import deadline_alert, format_duration, freshness_alert
 from lakeops.exceptions import ConfigError
 
-NOW = datetime(2026, 11, 21, 10, 17, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 10, 17, 30, tzinfo=UTC)
 CONTEXT = {
     "dag_run": {"dag_id": "ingest_events", "dag_run_id": "scheduled__2026-11-21T10:00:00+00:00",
                 "state": "running", "conf": {}},
@@ -31,7 +31,7 @@ def test_deadline_alert_names_table_dag_run_deadline_and_lateness():
 
 def test_deadline_alert_takes_the_table_of_a_manual_run_and_a_datetime_deadline():
     context = {"dag_run": {**CONTEXT["dag_run"], "conf": {"table": "orders"}},
-               "deadline": {"deadline_time": datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc)}}
+               "deadline": {"deadline_time": datetime(2026, 11, 21, 9, 0, tzinfo=UTC)}}
     alert = deadline_alert(context, table="events", deadline_minutes=60, now=NOW)
     assert alert.table == "orders" and alert.late_seconds == 4650
     assert format_duration(alert.late_seconds) == "1 h 17 min"
@@ -52,8 +52,8 @@ def test_webhook_payload_is_slack_compatible_json():
 
 def test_freshness_alert_names_last_commit_sla_and_lateness():
     alert = freshness_alert(table="users", dag_id="table_freshness", run_id="r1",
-                            last_commit=datetime(2026, 11, 21, 9, 40, tzinfo=timezone.utc), sla_minutes=20, now=NOW)
-    assert alert.deadline == datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+                            last_commit=datetime(2026, 11, 21, 9, 40, tzinfo=UTC), sla_minutes=20, now=NOW)
+    assert alert.deadline == datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
     assert alert.late_seconds == 1050
     assert "freshness SLA missed: table users, DAG table_freshness (17 min 30 s late)" in alert.subject
     assert "Last commit 2026-11-21 09:40:00 UTC, 37 min 30 s ago; freshness SLA 20 min." in alert.text

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -20,7 +20,7 @@ WEBHOOK, EMAIL = "lakeops_test_webhook", "lakeops_test_email"
 ALERT = deadline_alert(
     {"dag_run": {"dag_id": "ingest_events", "dag_run_id": "manual__1", "state": "running"},
      "deadline": {"deadline_time": "2026-11-21T10:15:00+00:00"}},
-    table="events", deadline_minutes=15, now=datetime(2026, 11, 21, 10, 20, tzinfo=timezone.utc))
+    table="events", deadline_minutes=15, now=datetime(2026, 11, 21, 10, 20, tzinfo=UTC))
 
 
 @pytest.fixture()

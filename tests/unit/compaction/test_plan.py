@@ -6,8 +6,7 @@ import dataclasses
 
 import pytest
 
-from lakeops.compaction.plan import (REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, plan_compaction,
-                                     plan_table)
+from lakeops.compaction.plan import REMOVE_DANGLING, REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, plan_compaction, plan_table
 from lakeops.config import CompactionPolicy
 from lakeops.exceptions import ConfigError
 from lakeops.health.model import FileFigures, PartitionHealth, TableHealth

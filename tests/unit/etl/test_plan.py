@@ -1,11 +1,20 @@
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
-from lakeops.etl.plan import (EtlPlan, SourceRange, SourceState, choose_backfill_dates, dates_between, day_bounds, hour_spans, plan_etl,
-                            span_condition)
+from lakeops.etl.plan import (
+    EtlPlan,
+    SourceRange,
+    SourceState,
+    choose_backfill_dates,
+    dates_between,
+    day_bounds,
+    hour_spans,
+    plan_etl,
+    span_condition,
+)
 from lakeops.exceptions import ConfigError
 
 EVENTS = SourceState("events", 30, frozenset({10, 20, 30}), {20: ("append", "replace")})
@@ -100,8 +109,8 @@ def test_hour_spans_merge_consecutive_hours():
 
 
 def test_span_condition_bounds_every_span_in_epoch_micros():
-    spans = [(datetime(2026, 11, 21, 10, tzinfo=timezone.utc), datetime(2026, 11, 21, 12, tzinfo=timezone.utc)),
-             (datetime(2026, 11, 22, 9, tzinfo=timezone.utc), datetime(2026, 11, 22, 10, tzinfo=timezone.utc))]
+    spans = [(datetime(2026, 11, 21, 10, tzinfo=UTC), datetime(2026, 11, 21, 12, tzinfo=UTC)),
+             (datetime(2026, 11, 22, 9, tzinfo=UTC), datetime(2026, 11, 22, 10, tzinfo=UTC))]
     assert span_condition("t.hour", spans) == (
         "(t.hour >= TIMESTAMP_MICROS(1795255200000000) AND t.hour < TIMESTAMP_MICROS(1795262400000000)) OR "
         "(t.hour >= TIMESTAMP_MICROS(1795338000000000) AND t.hour < TIMESTAMP_MICROS(1795341600000000))")

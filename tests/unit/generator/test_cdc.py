@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ from lakeops.generator import generate_cdc
 from lakeops.landing import CDC_STREAMS, minute_dir
 from lakeops.schemas import column_names
 
-START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 MINUTES = 10
 PER_MINUTE = 200
 KEYS = {"users": "user_id", "orders": "order_id"}
@@ -41,7 +41,7 @@ def test_files_follow_the_landing_layout(run):
     assert MINUTES <= stats.files <= 2 * MINUTES
     for table, paths in files.items():
         for path in paths:
-            minute = datetime.strptime(path.name, f"{table}-%Y%m%dT%H%M.jsonl").replace(tzinfo=timezone.utc)
+            minute = datetime.strptime(path.name, f"{table}-%Y%m%dT%H%M.jsonl").replace(tzinfo=UTC)
             assert START <= minute < START + timedelta(minutes=MINUTES)
             assert str(path.parent) == minute_dir(str(root), CDC_STREAMS[table], minute)
     assert [p for p in root.rglob("*") if p.is_file() and p.suffix != ".jsonl"] == []
@@ -66,9 +66,9 @@ def test_lsn_increases_strictly_in_each_table_file_and_across_files(run):
     for table in CDC_STREAMS:
         for file in changes[table]:
             lsns = [c["source"]["lsn"] for c in file]
-            assert all(a < b for a, b in zip(lsns, lsns[1:]))
+            assert all(a < b for a, b in zip(lsns, lsns[1:], strict=False))
         lsns = [c["source"]["lsn"] for c in flat(changes, table)]
-        assert all(a < b for a, b in zip(lsns, lsns[1:]))
+        assert all(a < b for a, b in zip(lsns, lsns[1:], strict=False))
     every = [c["source"]["lsn"] for table in CDC_STREAMS for c in flat(changes, table)]
     assert len(every) == len(set(every))
 
@@ -168,7 +168,7 @@ def test_empty_runs_are_rejected(tmp_path, minutes, per_minute):
         generate_cdc(str(tmp_path), START, minutes, per_minute)
 
 
-HISTORY_START = datetime(2026, 11, 21, 23, 0, tzinfo=timezone.utc)
+HISTORY_START = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
 DAY_US = 86_400_000_000
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ from lakeops.generator.events import BAD_KINDS
 from lakeops.landing import interval_dirs
 from lakeops.schemas import column_names
 
-START = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 MINUTES = 10
 PER_MINUTE = 400
 USERS = 5000
@@ -28,7 +28,7 @@ def landed(root: Path) -> dict[str, bytes]:
 def parse_time(text: str) -> datetime:
     if not text.endswith("Z"):
         raise ValueError(text)
-    return datetime.strptime(text[:-1], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc)
+    return datetime.strptime(text[:-1], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=UTC)
 
 
 def classify(line: str) -> str | None:
@@ -50,7 +50,7 @@ def classify(line: str) -> str | None:
 
 def arrival_minute(path: Path, root: Path) -> datetime:
     year, month, day, hour, minute = path.parent.relative_to(root / "events").parts
-    return datetime(int(year), int(month), int(day), int(hour), int(minute), tzinfo=timezone.utc)
+    return datetime(int(year), int(month), int(day), int(hour), int(minute), tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from lakeops.exceptions import ConfigError
 from lakeops.ingest.plan import IngestPlan, RunPlan, batch_id, plan_ingest, plan_run
 
-UTC = timezone.utc
+UTC = UTC
 PLUS_2 = timezone(timedelta(hours=2))
 
 

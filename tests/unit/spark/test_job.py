@@ -6,7 +6,7 @@ import json
 import logging
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -31,7 +31,7 @@ def test_success_prints_one_json_result_line_and_returns_0(capsys):
 
 
 def test_values_json_cannot_encode_are_written_as_strings(capsys):
-    assert run_job(lambda: {"at": datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc)}) == 0
+    assert run_job(lambda: {"at": datetime(2026, 11, 21, 10, 0, tzinfo=UTC)}) == 0
     (line,) = result_lines(capsys.readouterr().out)
     assert json.loads(line.removeprefix(RESULT_PREFIX)) == {"at": "2026-11-21 10:00:00+00:00"}
 

@@ -5,9 +5,23 @@ from __future__ import annotations
 import pytest
 
 from lakeops.exceptions import IngestError
-from lakeops.staging.plan import (LandedFile, attempt_data_dir, batch_id_of, batch_key, claim_uri, listing_digest,
-                                  manifest_uri, partition_value_sql, removable, split_files, staged_data_root,
-                                  staging_dir, stale_batches, started_uri, writer_share)
+from lakeops.staging.plan import (
+    LandedFile,
+    attempt_data_dir,
+    batch_id_of,
+    batch_key,
+    claim_uri,
+    listing_digest,
+    manifest_uri,
+    partition_value_sql,
+    removable,
+    split_files,
+    staged_data_root,
+    staging_dir,
+    stale_batches,
+    started_uri,
+    writer_share,
+)
 
 FILES = [LandedFile("s3://land/events/10/00/a.jsonl", 500), LandedFile("s3://land/events/10/01/b.jsonl", 400),
          LandedFile("s3://land/events/10/02/c.jsonl", 300), LandedFile("s3://land/events/10/03/d.jsonl", 200),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
 from pyiceberg.expressions import EqualTo
@@ -26,7 +26,7 @@ def _table(tmp_path):
 
 def test_view_has_history_maintenance_and_sla(tmp_path):
     table = _table(tmp_path)
-    last = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=timezone.utc)
+    last = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=UTC)
     view = table_health_view(table, "t", 20, last + timedelta(minutes=25),
                              [{"dag_id": "ingest_events", "run_id": "r1", "deadline": "2026-11-21 10:15:00 UTC"}])
     assert [p.data_files for p in view.history] == [1, 2, 2]
@@ -45,7 +45,7 @@ def test_view_has_history_maintenance_and_sla(tmp_path):
 
 
 def test_missing_table_and_read_amplification():
-    view = table_health_view(None, "users", 20, datetime(2026, 11, 21, tzinfo=timezone.utc))
+    view = table_health_view(None, "users", 20, datetime(2026, 11, 21, tzinfo=UTC))
     assert not view.exists and view.current is None and view.sla["state"] == "missed"
     assert "does not exist in the catalog yet" in render_table_page(view, "/x/")
     assert read_amp_files(10, 5) == 1.5 and read_amp_files(0, 0) == 1.0

@@ -3,14 +3,27 @@ what the master lets go, and which snapshots each zonemap file serves."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
 from lakeops.exceptions import ConfigError
-from lakeops.zonemap.levels import (DAILY, HOURLY, MicroFile, Scope, Version, current_versions, day_scope,
-                                    files_for_snapshots, hour_scope, parse_day, parse_hour, plan_sources,
-                                    removable_micro, supersessions)
+from lakeops.zonemap.levels import (
+    DAILY,
+    HOURLY,
+    MicroFile,
+    Scope,
+    Version,
+    current_versions,
+    day_scope,
+    files_for_snapshots,
+    hour_scope,
+    parse_day,
+    parse_hour,
+    plan_sources,
+    removable_micro,
+    supersessions,
+)
 
 H10 = 1_795_255_200_000  # 2026-11-21T10:00:00Z
 HOUR = 3_600_000
@@ -21,10 +34,10 @@ def v(path, level, period, seq, start, end, snapshot=None):
 
 
 def test_hour_scope_is_the_hour_and_rejects_a_time_inside_it():
-    assert datetime.fromtimestamp(H10 / 1000, tz=timezone.utc) == datetime(2026, 11, 21, 10, tzinfo=timezone.utc)
-    assert hour_scope(datetime(2026, 11, 21, 10, tzinfo=timezone.utc)) == Scope(HOURLY, "2026-11-21T10", H10, H10 + HOUR)
+    assert datetime.fromtimestamp(H10 / 1000, tz=UTC) == datetime(2026, 11, 21, 10, tzinfo=UTC)
+    assert hour_scope(datetime(2026, 11, 21, 10, tzinfo=UTC)) == Scope(HOURLY, "2026-11-21T10", H10, H10 + HOUR)
     with pytest.raises(ConfigError, match="whole hour"):
-        hour_scope(datetime(2026, 11, 21, 10, 30, tzinfo=timezone.utc))
+        hour_scope(datetime(2026, 11, 21, 10, 30, tzinfo=UTC))
     with pytest.raises(ConfigError, match="2026-11-21T10:00:00\\+00:00"):
         parse_hour("yesterday")
     assert parse_day("2026-11-21") == date(2026, 11, 21)

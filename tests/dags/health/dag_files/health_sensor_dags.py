@@ -4,7 +4,7 @@ sensor in a given mode, then a task that writes the sensor's XCom value to param
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from airflow.sdk import DAG, Param, task
@@ -21,7 +21,7 @@ MODES = {"poke": {"mode": "poke"}, "reschedule": {"mode": "reschedule"}, "deferr
 for check, (sensor_cls, limits) in SENSORS.items():
     for mode, mode_kwargs in MODES.items():
         with DAG(dag_id=f"test_health_{check}_{mode}", schedule=None, catchup=False, tags=["lakeops"],
-                 start_date=datetime(2026, 11, 1, tzinfo=timezone.utc),
+                 start_date=datetime(2026, 11, 1, tzinfo=UTC),
                  params={"threshold": Param(1.5, type="number"), "max_bytes": Param(1000.0, type="number"),
                          "max_file_amp": Param(1.5, type="number"), "out": Param("", type="string")}) as dag:
             sensor = sensor_cls(task_id="sensor", table="orders", limits=limits, poke_interval=1, timeout=4,
