@@ -33,3 +33,7 @@ class EtlError(LakeopsError):
 
 class MaintenanceError(LakeopsError):
     """A maintenance run (expiry, orphan removal) stopped to protect the table."""
+
+
+class CatalogError(LakeopsError):
+    """The catalog, or the storage of a table in it, cannot be reached with the settings given."""

@@ -38,9 +38,9 @@ def _root(table_location: str) -> str:
 @contextmanager
 def inflight(table_location: str, kind: str, run_id: str, snapshot_id: int) -> Iterator[InflightMarker]:
     """Hold a marker for the duration of the block; it is removed on exit, even on error."""
-    from pyarrow.fs import FileSystem
+    from lakeops.catalogs.fileio import filesystem_for
 
-    fs, root = FileSystem.from_uri(_root(table_location))
+    fs, root = filesystem_for(_root(table_location))
     fs.create_dir(root, recursive=True)
     marker = InflightMarker(kind, run_id, snapshot_id, int(time.time() * 1000), f"{root}/{kind}-{uuid.uuid4().hex}.json")
     with fs.open_output_stream(marker.path) as out:
@@ -54,9 +54,11 @@ def inflight(table_location: str, kind: str, run_id: str, snapshot_id: int) -> I
 
 def read_markers(table_location: str) -> list[InflightMarker]:
     """Every marker under the table, live or stale; unreadable ones are skipped."""
-    from pyarrow.fs import FileSelector, FileSystem, FileType
+    from pyarrow.fs import FileSelector, FileType
 
-    fs, root = FileSystem.from_uri(_root(table_location))
+    from lakeops.catalogs.fileio import filesystem_for
+
+    fs, root = filesystem_for(_root(table_location))
     infos = fs.get_file_info(FileSelector(root, allow_not_found=True))
     markers = []
     for info in infos:

@@ -34,10 +34,14 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
         self.lakeops_conn_id = conn_id
 
     def execute(self, context: Any) -> None:
+        from lakeops.catalog import secret_environment
         from lakeops.config import load_config
         from lakeops.runtime import py_files_archive, spark_jars, spark_job_path
 
         config = load_config()
+        # The catalog's secrets (environment, or the Airflow connection catalog.conn_id, read now) reach the job
+        # in its environment: never on the spark-submit command line, and the job needs no Airflow to find them.
+        self.env_vars = {**(self.env_vars or {}), **secret_environment(config.catalog)}
         self._conn_id = self.lakeops_conn_id or config.spark.conn_id
         self.application = spark_job_path(self.job)
         self.application_args = list(self.job_args)

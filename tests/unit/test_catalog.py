@@ -1,11 +1,11 @@
-"""lakeops.catalog: Spark and pyiceberg settings of one catalog, compared to literal dicts."""
+"""lakeops.catalog: the functions lakeops' modules call, on one catalog's Spark and pyiceberg settings (literal dicts)."""
 
 from __future__ import annotations
 
 import pytest
 
-from lakeops.catalog import SPARK_EXTENSIONS, export_s3_endpoint, pyiceberg_catalog_props, spark_catalog_conf
-from lakeops.config import CatalogConfig
+from lakeops.catalog import SPARK_EXTENSIONS, load_catalog, pyiceberg_catalog_props, spark_catalog_conf
+from lakeops.catalogs.config import CatalogConfig
 
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "AKIATEST", "AWS_SECRET_ACCESS_KEY": "s3cr3t-value"}
 
@@ -64,6 +64,7 @@ def test_spark_conf_rest_with_endpoint(rest):
         "spark.sql.defaultCatalog": "prod",
         "spark.sql.catalog.prod.type": "rest",
         "spark.sql.catalog.prod.uri": "http://rest:8181",
+        "spark.sql.catalog.prod.header.X-Iceberg-Access-Delegation": "vended-credentials",
         "spark.sql.catalog.prod.io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
         "spark.sql.catalog.prod.client.region": "eu-west-1",
         "spark.sql.catalog.prod.s3.endpoint": "http://minio:9000",
@@ -76,6 +77,7 @@ def test_pyiceberg_props_rest_with_endpoint_and_credentials(rest):
         "type": "rest",
         "uri": "http://rest:8181",
         "warehouse": "s3://lake/warehouse",
+        "header.X-Iceberg-Access-Delegation": "vended-credentials",
         "s3.region": "eu-west-1",
         "s3.endpoint": "http://minio:9000",
         "s3.force-virtual-addressing": "false",
@@ -93,6 +95,7 @@ def test_rest_without_endpoint_uses_aws_defaults():
         "spark.sql.defaultCatalog": "lakeops",
         "spark.sql.catalog.lakeops.type": "rest",
         "spark.sql.catalog.lakeops.uri": "https://catalog.example.com",
+        "spark.sql.catalog.lakeops.header.X-Iceberg-Access-Delegation": "vended-credentials",
         "spark.sql.catalog.lakeops.io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
         "spark.sql.catalog.lakeops.client.region": "us-east-1",
     }
@@ -100,6 +103,7 @@ def test_rest_without_endpoint_uses_aws_defaults():
         "type": "rest",
         "uri": "https://catalog.example.com",
         "warehouse": "s3://lake/wh",
+        "header.X-Iceberg-Access-Delegation": "vended-credentials",
         "s3.region": "us-east-1",
     }
 
@@ -151,19 +155,6 @@ def test_both_clients_point_at_the_same_catalog(make_config):
     assert props["uri"] == f"sqlite:///{catalog.data_dir}/catalog.db"
 
 
-def test_s3_endpoint_is_exported_for_files_opened_by_location(rest, embedded):
-    env: dict[str, str] = {}
-    export_s3_endpoint(rest, env)
-    assert env == {"AWS_ENDPOINT_URL": "http://minio:9000", "AWS_REGION": "eu-west-1"}
-    kept = {"AWS_ENDPOINT_URL": "https://s3.internal", "AWS_REGION": "us-west-2"}
-    export_s3_endpoint(rest, kept)
-    assert kept == {"AWS_ENDPOINT_URL": "https://s3.internal", "AWS_REGION": "us-west-2"}
-    untouched: dict[str, str] = {}
-    export_s3_endpoint(embedded, untouched)
-    export_s3_endpoint(CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w"), untouched)
-    assert untouched == {}
-
-
 def test_s3a_settings_follow_the_catalog_and_carry_no_keys(rest, embedded, monkeypatch):
     from lakeops.catalog import spark_s3_conf
 
@@ -178,3 +169,32 @@ def test_s3a_settings_follow_the_catalog_and_carry_no_keys(rest, embedded, monke
     assert spark_s3_conf(embedded) == {}
     aws = spark_s3_conf(CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w"))
     assert "spark.hadoop.fs.s3a.endpoint" not in aws
+
+
+def test_the_config_loaders_catalog_block_is_accepted(make_config):
+    """lakeops.config's catalog section (whichever dataclass it is) gives the same settings as this package's class."""
+    loaded = make_config({"catalog": {"kind": "rest", "uri": "http://rest:8181", "warehouse": "s3://lake/wh"}}).catalog
+    direct = CatalogConfig(kind="rest", uri="http://rest:8181", warehouse="s3://lake/wh", data_dir=loaded.data_dir)
+    assert pyiceberg_catalog_props(loaded, env={}) == pyiceberg_catalog_props(direct, env={})
+    assert spark_catalog_conf(loaded, env={}) == spark_catalog_conf(direct, env={})
+
+
+def test_loaded_catalog_remembers_each_tables_file_io(tmp_path, caplog):
+    """A real embedded catalog (SQLite): tables it creates or loads open lakeops' own files through their FileIO."""
+    import logging
+
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField
+
+    from lakeops.catalogs.fileio import io_for
+
+    config = CatalogConfig(data_dir=str(tmp_path / "lake"))
+    with caplog.at_level(logging.INFO, logger="lakeops.catalogs.load"):
+        catalog = load_catalog(config)
+    assert f"catalog lakeops (embedded): {{'type': 'sql', 'uri': 'sqlite:///{tmp_path}/lake/catalog.db'" in caplog.text
+    catalog.create_namespace("ns")
+    created = catalog.create_table("ns.t", Schema(NestedField(1, "id", LongType(), required=False)))
+    assert io_for(f"{created.location()}/_zonemaps/micro/1.parquet") is created.io
+    loaded = load_catalog(config).load_table("ns.t")
+    assert io_for(f"{created.location()}/_lakeops/inflight/x.json") is loaded.io
+    assert io_for(f"{config.warehouse_location}/ns/other/x") is not None  # the warehouse's own FileIO

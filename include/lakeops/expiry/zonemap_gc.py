@@ -39,14 +39,13 @@ def zonemap_garbage(served: Mapping[str, set[int]], files: Iterable[ZonemapFile]
 
 def collect(table: Table, expire: Iterable[int], orphan_older_than_ms: int) -> list[ZonemapFile]:
     """The zonemap files of table to delete when `expire` goes (computed before the expiry)."""
-    from pyarrow.fs import FileSystem
-
+    from lakeops.catalogs.fileio import filesystem_for
     from lakeops.zonemap.snapmap import zonemap_files_for_snapshots
 
     served = zonemap_files_for_snapshots(table)
     files = []
     for path in served:
-        fs, local = FileSystem.from_uri(path)
+        fs, local = filesystem_for(path)
         info = fs.get_file_info(local)
         if info.size is not None:
             files.append(ZonemapFile(path, info.size, int(info.mtime.timestamp() * 1000) if info.mtime else 0))
@@ -54,11 +53,11 @@ def collect(table: Table, expire: Iterable[int], orphan_older_than_ms: int) -> l
 
 
 def delete(files: Iterable[ZonemapFile]) -> int:
-    from pyarrow.fs import FileSystem
+    from lakeops.catalogs.fileio import filesystem_for
 
     deleted = 0
     for f in files:
-        fs, local = FileSystem.from_uri(f.path)
+        fs, local = filesystem_for(f.path)
         try:
             fs.delete_file(local)
             deleted += 1

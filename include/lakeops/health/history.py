@@ -76,7 +76,7 @@ def history_url(config: LakeopsConfig) -> str:
         return config.health.history_url
     if config.catalog.kind == "embedded":
         return f"sqlite:///{config.catalog.sqlite_path}"
-    raise ConfigError("health.history_url: not set and catalog.kind is 'rest', which has no database of ours; "
+    raise ConfigError(f"health.history_url: not set and catalog.kind is {config.catalog.kind!r}, which has no database of ours; "
                       "set LAKEOPS_HEALTH_DB_URL (e.g. postgresql+psycopg2://user@host/db)")
 
 

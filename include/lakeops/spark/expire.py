@@ -204,9 +204,9 @@ def run_expiry(spark: SparkSession, config: LakeopsConfig, table_name: str, requ
 
 def _remove_markers(location: str, plan: ExpiryPlan) -> int:
     """Stale markers were left by crashed runs; they protect nothing any more."""
-    from pyarrow.fs import FileSystem
+    from lakeops.catalogs.fileio import filesystem_for
 
-    fs, _ = FileSystem.from_uri(location)
+    fs, _ = filesystem_for(location)
     removed = 0
     for marker in plan.stale_markers:
         try:

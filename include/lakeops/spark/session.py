@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lakeops.catalog import ensure_embedded_storage, spark_catalog_conf, spark_s3_conf
+from lakeops.catalog import ensure_embedded_storage, spark_catalog_conf, spark_s3_conf, spark_session_settings
 from lakeops.config import LakeopsConfig
 from lakeops.runtime import spark_jars
 
@@ -20,8 +20,9 @@ LOCAL_DEFAULTS = {
 
 
 def session_conf(config: LakeopsConfig) -> dict[str, str]:
-    """Every setting the session gets: local defaults < catalog < S3 paths < the config file's spark.conf."""
-    return {**LOCAL_DEFAULTS, **spark_catalog_conf(config.catalog), **spark_s3_conf(config.catalog), **config.spark.conf}
+    """Every setting the session gets: local defaults < secret redaction < catalog < S3 paths < the config file's spark.conf."""
+    return {**LOCAL_DEFAULTS, **spark_session_settings(), **spark_catalog_conf(config.catalog), **spark_s3_conf(config.catalog),
+            **config.spark.conf}
 
 
 def build_session(config: LakeopsConfig, app_name: str, master: str | None = None) -> SparkSession:

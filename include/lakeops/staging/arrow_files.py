@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lakeops.catalog import pyiceberg_catalog_props
+from lakeops.catalog import storage_props
 from lakeops.exceptions import IngestError
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def _write_target(rows: pa.Table, target: Target, catalog: CatalogConfig) -> lis
         part = part.select(arrow_schema.names).cast(arrow_schema)
         for group in bin_pack_arrow_table(part, size):
             tasks.append(WriteTask(write_uuid, len(tasks), schema, group, partition_key=partition_key))
-    io = load_file_io(pyiceberg_catalog_props(catalog), metadata.location)
+    io = load_file_io(storage_props(catalog), metadata.location)
     partition_type = spec.partition_type(schema)
     return [json.dumps(data_file_to_dict(f, metadata.default_spec_id, partition_type)) for f in write_file(io, metadata, iter(tasks))]
 

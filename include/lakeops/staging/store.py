@@ -1,5 +1,5 @@
-"""Files of the staging area, through pyarrow's file systems (local paths, file:// and s3:// URIs,
-as the table locations name them). Manifests are written under a hidden temporary name and moved
+"""Files of the staging area, through the pyarrow file system of the table's FileIO (local paths,
+file:// and s3:// URIs, as the table locations name them). Manifests are written under a hidden temporary name and moved
 into place, so a reader finds a whole manifest or none."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ if TYPE_CHECKING:
 
 
 def _fs(uri: str) -> tuple[FileSystem, str]:
-    from pyarrow.fs import FileSystem
+    """Through the table's FileIO (its storage settings and credentials)."""
+    from lakeops.catalogs.fileio import filesystem_for
 
-    return FileSystem.from_uri(uri if "://" in uri else f"file://{uri}")
+    return filesystem_for(uri if "://" in uri else f"file://{uri}")
 
 
 def fs_path(uri: str) -> str:

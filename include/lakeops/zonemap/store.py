@@ -57,9 +57,10 @@ def zonemap_root(table_location: str) -> str:
 
 
 def _filesystem(uri: str) -> tuple[FileSystem, str]:
-    from pyarrow.fs import FileSystem
+    """Through the table's FileIO (its storage settings and credentials)."""
+    from lakeops.catalogs.fileio import filesystem_for
 
-    return FileSystem.from_uri(uri)
+    return filesystem_for(uri)
 
 
 def to_arrow(entries: list[ZonemapEntry], types: dict[int, PrimitiveType]) -> pa.Table:
