@@ -23,8 +23,8 @@ def test_freshness_dag_alerts_on_the_stale_table_only(airflow_db, tmp_path, monk
     config_path = tmp_path / "lakeops.yaml"
     config_path.write_text(yaml.safe_dump({
         "catalog": {"name": "freshness_test", "data_dir": str(tmp_path / "data")},
-        "tables": {"events": {"schema": "events", "freshness_sla_minutes": 30},
-                   "users": {"schema": "users", "freshness_sla_minutes": 30}},
+        "tables": {"events": {"freshness_sla_minutes": 30},
+                   "users": {"ingest": {"format": "cdc"}, "key": ["user_id"], "freshness_sla_minutes": 30}},
         "alerts": {"webhook_conn_id": "lakeops_freshness_test_hook", "email_conn_id": "lakeops_freshness_test_mail"},
     }))
     monkeypatch.setenv("LAKEOPS_CONFIG", str(config_path))

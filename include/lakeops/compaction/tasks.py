@@ -15,10 +15,14 @@ log = logging.getLogger(__name__)
 
 def plan_for(table: str, config: LakeopsConfig | None = None) -> dict[str, Any]:
     """The compaction plan of a configured table as JSON-ready data (CompactionPlan.as_dict())."""
-    from lakeops.health.compute import table_health
+    from lakeops.catalog import load_catalog
+    from lakeops.health.compute import compute_health
+    from lakeops.tables.effective import load_effective
 
     config = config or load_config()
-    plan = plan_configured(table_health(config, table), config.table(table))
+    spec, loaded = load_effective(config, load_catalog(config.catalog), table)
+    plan = plan_configured(compute_health(loaded, spec.compaction, growth_window_hours=config.health.growth_window_hours),
+                           spec)
     for action in plan.selected:
         log.info("plan %s %s: %s (%d files, %d delete files, %d bytes) because %s", table, action.partition or "(table)",
                  action.kind, action.input_files, action.input_delete_files, action.input_bytes, action.reason)

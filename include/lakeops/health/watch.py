@@ -57,8 +57,9 @@ def event_payload(table: str, snapshot_id: int | None, over: dict[str, list[str]
 
 
 class HealthWatch:
-    """Polls `tables` (None: every table of the config, read again at every poll, so a change to
-    lakeops.yaml applies without restarting the triggerer) and returns the events due."""
+    """Polls `tables` (None: every maintained table whose compaction trigger is `watch`, the configured and
+    the discovered ones, listed again at every poll, so a change to lakeops.yaml, a new table or a changed
+    table property applies without restarting the triggerer) and returns the events due."""
 
     def __init__(self, tables: list[str] | None = None, *, min_event_interval_s: float = 300.0,
                  config_path: str | None = None, record: bool = True) -> None:
@@ -80,21 +81,27 @@ class HealthWatch:
 
         from lakeops.catalog import load_catalog
         from lakeops.config import load_config
+        from lakeops.tables.effective import effective
 
         now_s = time.time() if now_s is None else now_s
         config = load_config(self.config_path)
-        tables = self.tables or list(config.tables)
-        for table in tables:
-            config.table(table)  # an unknown name fails here, with the configured ones listed
         catalog = load_catalog(config.catalog)
+        if self.tables:
+            tables = [config.identifier(t) for t in self.tables]
+            for table in tables:
+                config.table(table)  # an unknown name fails here, with the configured ones listed
+        else:
+            tables = [str(t) for t in config.maintained(catalog)]
         self.polls += 1
         events = []
         self.failed = {}
         for table in tables:
             state = self.states.setdefault(table, WatchedTable())
             try:
-                loaded = catalog.load_table(config.identifier(table))
+                loaded = catalog.load_table(table)
                 snapshot_id = loaded.metadata.current_snapshot_id
+                if not self.tables and effective(config.table(table), loaded).compaction.trigger != "watch":
+                    continue  # compacted on a schedule by compact_tables
                 if needs_evaluation(state, snapshot_id):
                     state.over = self._evaluate(config, table, loaded)
                     self.evaluations += 1
@@ -118,12 +125,13 @@ class HealthWatch:
         run that ends without a Spark job, again every interval for as long as the check stays over."""
         from lakeops.compaction.plan import plan_configured
         from lakeops.health.check import evaluate_checks
+        from lakeops.tables.effective import effective
 
         health, found = evaluate_checks(config, table, dict.fromkeys(CHECKS), record=self.record, loaded=loaded)
         over = {check: [p["partition"] for p in partitions] for check, partitions in found.items() if partitions}
         if not over:
             return {}
-        if not plan_configured(health, config.table(table)).actions:
+        if not plan_configured(health, effective(config.table(table), loaded)).actions:
             log.info("health watch: %s over threshold (%s) but the plan has nothing to rewrite: no event", table,
                      ", ".join(over))
             return {}

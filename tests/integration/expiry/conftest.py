@@ -62,7 +62,7 @@ def now_ms() -> int:
 def history(spark, tmp_path) -> History:
     shipped = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
     events = {**shipped["events"], "retention": {**shipped["events"]["retention"], "protected_refs": ["audit"]}}
-    config = make_test_config(tmp_path, {"events": events, "events_copy": {"schema": "events"}})
+    config = make_test_config(tmp_path, {"events": events, "events_copy": {}})
     register_catalog(spark, config)
     catalog = load_catalog(config.catalog)
     ensure_tables(spark, catalog, config, "events")
