@@ -92,8 +92,9 @@ def stack(tmp_path_factory, airflow_db):
             stack_env = {"AWS_ACCESS_KEY_ID": access_key, "AWS_SECRET_ACCESS_KEY": secret_key, "AWS_REGION": "us-east-1"}
             for key, value in stack_env.items():
                 patch.setenv(key, value)
-            # pyarrow (zonemap files) finds the S3 server through the standard variable.
-            patch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
+            # No AWS_ENDPOINT_URL: lakeops' own files (zonemaps, markers, staging) reach the S3 server through
+            # the table's FileIO (s3.endpoint from the catalog config), as the table data does.
+            patch.delenv("AWS_ENDPOINT_URL", raising=False)
             stack = Stack(s3, "", None, work_dir)  # type: ignore[arg-type]
             stack.s3_client().create_bucket(Bucket=BUCKET)
             rest_uri = start_rest_catalog(processes, dict(os.environ), s3, f"s3://{BUCKET}/warehouse")

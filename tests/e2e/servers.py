@@ -133,14 +133,20 @@ def start_s3proxy(processes: Processes, env: dict[str, str], access_key: str, se
     return S3Server(f"http://127.0.0.1:{port}", access_key, secret_key)
 
 
-def start_rest_catalog(processes: Processes, env: dict[str, str], s3: S3Server, warehouse: str) -> str:
-    """Iceberg's REST catalog server: a JdbcCatalog (in-memory SQLite) with S3FileIO on s3."""
+def start_rest_catalog(processes: Processes, env: dict[str, str], s3: S3Server, warehouse: str,
+                       vend_credentials: bool = False) -> str:
+    """Iceberg's REST catalog server: a JdbcCatalog (in-memory SQLite) with S3FileIO on s3. With
+    vend_credentials, each loaded table's config carries the S3 keys (include-credentials), as a
+    catalog vending credentials does: clients then need no keys of their own."""
     port = free_port()
     classpath = os.pathsep.join(str(p) for p in sorted(servers_dir().glob("*.jar")) if not p.name.startswith("s3proxy-"))
     server_env = {**env, "CATALOG_REST_PORT": str(port), "CATALOG_WAREHOUSE": warehouse,
                   "CATALOG_IO__IMPL": "org.apache.iceberg.aws.s3.S3FileIO", "CATALOG_S3_ENDPOINT": s3.endpoint,
                   "CATALOG_S3_PATH__STYLE__ACCESS": "true", "AWS_ACCESS_KEY_ID": s3.access_key,
                   "AWS_SECRET_ACCESS_KEY": s3.secret_key, "AWS_REGION": "us-east-1"}
+    if vend_credentials:
+        server_env.update({"CATALOG_INCLUDE__CREDENTIALS": "true", "CATALOG_S3_ACCESS__KEY__ID": s3.access_key,
+                           "CATALOG_S3_SECRET__ACCESS__KEY": s3.secret_key})
     process = processes.start("iceberg-rest", ["java", "-Xmx384m", "-cp", classpath, "org.apache.iceberg.rest.RESTCatalogServer"],
                               server_env)
     uri = f"http://127.0.0.1:{port}"

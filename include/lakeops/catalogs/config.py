@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from lakeops.exceptions import ConfigError
+from lakeops.tables.identifier import validate_name
 
 KINDS = ("embedded", "sql", "rest", "glue", "hive")
 STORAGES = ("s3", "gcs", "adls", "hdfs", "local")
@@ -27,20 +28,16 @@ SECRET_KEY = re.compile(r"(?i)(secret|password|authorization|sas-token|account-k
 OWNED_KEYS = ("type", "uri", "warehouse")
 """Properties set from the fields of this block only, never from a pass-through map."""
 
-_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def _identifier(value: str, key: str) -> None:
-    if not isinstance(value, str) or not _NAME.fullmatch(value):
-        raise ConfigError(f"catalog.{key}: {value!r} is not a valid identifier; use lower-case letters, digits and "
-                          "underscores, starting with a letter or underscore (at most 63 characters)")
+CATALOG_KINDS = KINDS
+"""The name lakeops.config exports."""
 
 
 def _namespace(value: str) -> None:
-    """A namespace may have several levels (analytics.web); each level is a plain identifier."""
-    if not isinstance(value, str) or not all(_NAME.fullmatch(level) for level in value.split(".")):
-        raise ConfigError(f"catalog.namespace: {value!r} is not a valid namespace; use lower-case identifiers "
-                          "separated by dots for levels, e.g. analytics or analytics.web")
+    """A namespace may have several levels (analytics.web); each level is a plain name."""
+    if not isinstance(value, str):
+        raise ConfigError(f"catalog.namespace: {value!r} must be a string, e.g. analytics or analytics.web")
+    for level in value.split("."):
+        validate_name(level, "catalog.namespace")
 
 
 def storage_of_location(location: str | None) -> str | None:
@@ -106,7 +103,7 @@ class CatalogConfig:
                 object.__setattr__(self, key, None)  # an unset ${VAR:-} in the file
         if self.kind not in KINDS:
             raise ConfigError(f"catalog.kind: {self.kind!r} is not supported; use one of {', '.join(KINDS)}")
-        _identifier(self.name, "name")
+        validate_name(self.name, "catalog.name")
         _namespace(self.namespace)
         getattr(self, f"_check_{self.kind}")()
         self._check_auth()

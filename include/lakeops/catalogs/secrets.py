@@ -60,8 +60,12 @@ class CatalogSecrets:
     __str__ = __repr__
 
     def values(self) -> list[str]:
-        """Every secret value held (the user name and the access key id are not secret)."""
-        return [v for k, v in self.items().items() if k not in ("user", "aws_access_key_id")]
+        """Every secret value held (the user name and the access key id are not secret), and the client secret
+        alone, as an OAuth2 token request sends it apart from the client id."""
+        held = [v for k, v in self.items().items() if k not in ("user", "aws_access_key_id")]
+        if self.credential and ":" in self.credential:
+            held.append(self.credential.split(":", 1)[1])
+        return held
 
     def items(self) -> dict[str, str]:
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name)}

@@ -37,8 +37,8 @@ def test_multi_level_namespace():
 
 @pytest.mark.parametrize(("settings", "message"), [
     ({"kind": "nessie"}, r"catalog.kind: 'nessie' is not supported; use one of embedded, sql, rest, glue, hive"),
-    ({"name": "Prod-1"}, r"catalog.name: 'Prod-1' is not a valid identifier"),
-    ({"namespace": "analytics..web"}, r"catalog.namespace: 'analytics..web' is not a valid namespace"),
+    ({"name": "prod-1"}, r"catalog.name: 'prod-1' is not a valid name"),
+    ({"namespace": "analytics..web"}, r"catalog.namespace: '' is not a valid name"),
     ({"kind": "sql", "warehouse": "s3://w"}, r"catalog.uri: required when catalog.kind is 'sql'; set it to the catalog database"),
     ({"kind": "sql", "uri": "postgresql://db/ice"}, r"catalog.warehouse: required when catalog.kind is 'sql'"),
     ({"kind": "sql", "uri": "mysql://db/ice", "warehouse": "s3://w"}, r"catalog.uri: 'mysql://db/ice' is a 'mysql' database"),
@@ -122,7 +122,7 @@ def test_a_warehouse_name_is_no_location():
 
 def test_the_config_loader_builds_it_from_yaml_data(tmp_path):
     """The loader of lakeops.config (_build) takes this class as the catalog section: keys, types, env references."""
-    from lakeops.config import _build
+    from lakeops.config.build import build as _build
 
     config = _build(CatalogConfig, {"kind": "rest", "uri": "http://r", "warehouse": "prod", "auth": "oauth2",
                                     "conn_id": "polaris", "properties": {"scope-x": "y"}}, "catalog")

@@ -108,3 +108,18 @@ def test_environment_alone_works_without_importing_airflow():
     done = _run(code, {"LAKEOPS_CATALOG_USER": "u", "LAKEOPS_CATALOG_PASSWORD": "pw"})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"user": "u", "password": "pw"}
+
+
+def test_importing_and_mapping_the_catalog_reads_no_connection_and_imports_no_airflow():
+    """What a DAG file may do at parse time (build the config) touches neither Airflow nor a connection."""
+    code = ("import sys\n"
+            "import lakeops.catalog, lakeops.catalogs.mapping\n"
+            "from lakeops.catalogs.config import CatalogConfig\n"
+            "from lakeops.catalogs.mapping import pyiceberg_properties\n"
+            "from lakeops.catalogs.secrets import CatalogSecrets\n"
+            "c = CatalogConfig(kind='rest', uri='http://r', warehouse='w', auth='oauth2', conn_id='polaris')\n"
+            "pyiceberg_properties(c, CatalogSecrets())\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('airflow', 'pyspark', 'boto3')))\n")
+    done = _run(code, {})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
