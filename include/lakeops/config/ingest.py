@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from lakeops.exceptions import ConfigError
 
+STREAM_RUNNERS = ("available_now", "supervised")
 STREAM_MAX_RUN_SECONDS = 6 * 3600
 """Longest supervised run of a streaming query; the supervising DAG's task timeout is derived from it."""
 
@@ -16,6 +17,9 @@ class StreamingConfig:
     landing zone, run either as availableNow micro-batches per DAG run or as a supervised long-running
     query with a processing-time trigger."""
 
+    runner: str = "available_now"
+    """How Airflow runs the query: available_now (a run every ingest interval drains what landed, then exits) or
+    supervised (a long-running query restarted every run_seconds)."""
     checkpoint_location: str | None = None
     """Absolute path or URI of the query's checkpoint; default <warehouse>/_checkpoints/<namespace>/<table>,
     beside the table's folder and outside its location, so nothing that manages the table's files lists it."""
@@ -29,6 +33,9 @@ class StreamingConfig:
     """At the end of a supervised run, how long to wait for the running micro-batch to finish before stopping anyway."""
 
     def __post_init__(self) -> None:
+        if self.runner not in STREAM_RUNNERS:
+            raise ConfigError(f"streaming.runner: {self.runner!r} is not a runner; use available_now (a run per ingest "
+                              "interval) or supervised (a long-running query)")
         location = self.checkpoint_location
         if location == "":
             object.__setattr__(self, "checkpoint_location", None)  # an unset ${VAR:-} in the file
