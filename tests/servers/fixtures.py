@@ -19,7 +19,6 @@ from tests.servers.kafka import KafkaBroker, start_kafka
 from tests.servers.postgres import PostgresServer, remove_cluster, start_postgres
 from tests.servers.processes import Processes
 
-
 STARTUP_SECONDS: dict[str, float] = {}
 
 
