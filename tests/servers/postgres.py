@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tests.servers.processes import Process, Processes, free_port, wait_until
+from tests.servers.processes import Process, Processes, as_user, free_port, wait_until
 
 if TYPE_CHECKING:
     from psycopg2.extensions import connection
@@ -121,7 +121,7 @@ def start_postgres(processes: Processes) -> PostgresServer:
     with open(init_log, "wb") as out:
         result = subprocess.run([str(initdb), "-D", str(data_dir), "-U", SUPERUSER, f"--pwfile={password_file}", "-E", "UTF8",
                                  "--locale=C.UTF-8", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"],
-                                stdout=out, stderr=subprocess.STDOUT, env=env, user=user, cwd=home, check=False)
+                                stdout=out, stderr=subprocess.STDOUT, env=env, cwd=home, check=False, **as_user(user))
     password_file.unlink()
     if result.returncode != 0:
         raise RuntimeError(f"initdb failed with {result.returncode} (log: {init_log}):\n{init_log.read_text(errors='replace')}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -37,6 +38,13 @@ def port_open(port: int) -> bool:
 def http_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=5) as response:
         return json.loads(response.read())
+
+
+def as_user(user: str | None) -> dict[str, Any]:
+    """subprocess arguments that run a child as `user` with that user's own group and no other (needs root); {} for None."""
+    if user is None:
+        return {}
+    return {"user": user, "group": pwd.getpwnam(user).pw_gid, "extra_groups": []}
 
 
 def resolved_dir(env_var: str, default: Path, marker_glob: str, make_hint: str) -> Path:
@@ -81,8 +89,8 @@ class Processes:
         """Start `command` with its output in work_dir/NAME.log; `user` runs it as that OS user (needs root)."""
         log = self.work_dir / f"{name}.log"
         with open(log, "wb") as out:
-            popen = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=self.work_dir, user=user,
-                                     stdin=subprocess.DEVNULL)
+            popen = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=self.work_dir,
+                                     stdin=subprocess.DEVNULL, **as_user(user))
         process = Process(name, popen, log, stop_signal)
         self.started.append(process)
         return process
