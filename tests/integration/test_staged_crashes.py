@@ -37,11 +37,11 @@ END = START + timedelta(minutes=5)
 def setup(spark, tmp_path):
     """A config file of its own (the killed processes read it), its catalog on the shared session, landed events."""
     tables = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
-    tables["events"]["ingest"] = {"commit_mode": "staged", "writers": 2}
+    tables["lakeops.events"]["ingest"] = {"commit_mode": "staged", "writers": 2}
     path = tmp_path / "lakeops.yaml"
     path.write_text(yaml.safe_dump({"catalog": {"name": f"t{uuid.uuid4().hex[:10]}",
                                                 "namespace": "lakeops", "data_dir": str(tmp_path / "data")},
-                                    "tables": {"events": tables["events"]}}))
+                                    "tables": {"events": tables["lakeops.events"]}}))
     config = load_config(path)
     register_catalog(spark, config)
     landed = generate_events(config.landing_root, START, 5, 60, seed=5, bad_fraction=0.05)

@@ -16,6 +16,7 @@ from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import MaintenanceError
 from lakeops.expiry import zonemap_gc
+from lakeops.expiry.checkpoints import read_checkpoint
 from lakeops.expiry.files import predicted_removals
 from lakeops.expiry.inputs import downstream_watermarks, refs_of, snapshots_of
 from lakeops.expiry.plan import ExpiryPlan, ExpiryRequest, iso, plan_expiry
@@ -141,8 +142,9 @@ def run_expiry(spark: SparkSession, config: LakeopsConfig, table_name: str, requ
 
     snapshots = snapshots_of(table)
     markers = read_markers(location)
+    checkpoints = {location: read_checkpoint(location) for location in spec.retention.streaming_checkpoints}
     plan = plan_expiry(snapshots, refs_of(table), request, spec.retention,
-                       downstream_watermarks(catalog, config, table_name), markers, now_ms)
+                       downstream_watermarks(catalog, config, table_name), markers, now_ms, checkpoints)
     log.info("expiry %s: %d snapshots, %d to expire (older than %s, retain last %d), %d kept by guards, %d refs, %d stale markers",
              qualified, len(snapshots), len(plan.expire), iso(request.older_than_ms), plan.retain_last,
              len(plan.guarded), len(plan.refs_kept), len(plan.stale_markers))

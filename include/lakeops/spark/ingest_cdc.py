@@ -71,7 +71,7 @@ def refuse_out_of_order(loaded: Table, plan: IngestPlan, table: str, spark_catal
         f"(snapshot {later.snapshot_id}): merging older changes after newer ones would overwrite newer values and "
         f"bring deleted keys back. CDC intervals apply in source order. To apply this interval, roll the table back "
         f"to the snapshot before that batch ({rollback}) and re-run the intervals from {plan.start.isoformat()} on, "
-        "in order (the ingest_cdc DAG runs one interval at a time).")
+        "in order (the table's ingest DAG runs one interval at a time).")
 
 
 def run_cdc_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan) -> CdcResult:
