@@ -109,8 +109,9 @@ def test_rest_without_endpoint_uses_aws_defaults():
 
 
 def test_virtual_host_addressing_with_endpoint():
-    catalog = CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w", s3_endpoint="https://s3.example.com", s3_path_style_access=False)
-    assert spark_catalog_conf(catalog)["spark.sql.catalog.lakeops.s3.path-style-access"] == "false"
+    catalog = CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w", s3_endpoint="https://s3.example.com",
+                            s3_path_style_access=False)
+    assert spark_catalog_conf(catalog, env={})["spark.sql.catalog.lakeops.s3.path-style-access"] == "false"
     assert pyiceberg_catalog_props(catalog, env={})["s3.force-virtual-addressing"] == "true"
 
 
@@ -198,3 +199,12 @@ def test_loaded_catalog_remembers_each_tables_file_io(tmp_path, caplog):
     loaded = load_catalog(config).load_table("ns.t")
     assert io_for(f"{created.location()}/_lakeops/inflight/x.json") is loaded.io
     assert io_for(f"{config.warehouse_location}/ns/other/x") is not None  # the warehouse's own FileIO
+
+
+def test_secret_environment_hands_over_only_what_the_child_would_not_inherit():
+    from lakeops.catalog import secret_environment
+
+    rest = CatalogConfig(kind="rest", uri="http://r", warehouse="s3://w", auth="oauth2")
+    inherited = {"LAKEOPS_CATALOG_CREDENTIAL": "id:secret", "AWS_ACCESS_KEY_ID": "AKIA", "AWS_SECRET_ACCESS_KEY": "aws-secret"}
+    assert secret_environment(rest, inherited) == {}
+    assert secret_environment(CatalogConfig(data_dir="/srv/lake"), {}) == {}

@@ -86,8 +86,12 @@ def load_catalog(catalog: CatalogConfig, secrets: CatalogSecrets | None = None) 
 
 
 def secret_environment(catalog: CatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The catalog's secrets as environment variables, for a child process such as spark-submit: it then needs
-    neither Airflow nor the connection (resolved here, at run time), and no secret is on its command line."""
+    """The catalog's secrets a child process such as spark-submit would not inherit from env (those read from
+    the Airflow connection), as environment variables: it then needs neither Airflow nor the connection, and no
+    secret is on its command line. {} when the environment already holds them all."""
+    import os
+
     from lakeops.catalogs.secrets import environment
 
-    return environment(resolve(as_catalog_config(catalog), env))
+    env = os.environ if env is None else env
+    return {k: v for k, v in environment(resolve(as_catalog_config(catalog), env)).items() if env.get(k) != v}
