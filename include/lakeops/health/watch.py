@@ -1,7 +1,8 @@
 """Which configured tables need compacting, polled from metadata alone: the state the
 compact_on_health DAG's asset watcher keeps in Airflow's triggerer.
 
-A poll reads each table's current snapshot id (one catalog read). Only when that id has changed
+A poll reads each table's current metadata location (one query for every table of a SQL catalog,
+lakeops.tables.pointers) and loads only the tables that committed since. Only when the snapshot id has changed
 since the last evaluation is the table's health evaluated again (stored in the history): every
 figure the checks compare follows from the snapshot, and delete-file growth only falls while no
 commit comes. A table is over threshold when one of the three sensors' checks fires at its
@@ -29,6 +30,11 @@ log = logging.getLogger(__name__)
 class WatchedTable:
     """What the watch remembers of one table between polls."""
 
+    location: str | None = None
+    """The metadata file the table was last loaded from: the table is loaded again only when it changes."""
+    watched: bool = False
+    """Whether its compaction trigger is `watch` (or it was named), as of that metadata."""
+    snapshot_id: int | None = None
     evaluated: bool = False
     evaluated_snapshot: int | None = None
     over: dict[str, list[str]] = field(default_factory=dict)
@@ -71,6 +77,8 @@ class HealthWatch:
         self.record = record
         self.states: dict[str, WatchedTable] = {}
         self.polls = 0
+        self.loads = 0
+        """Tables loaded from their metadata: follows the tables that committed, not the number of tables."""
         self.evaluations = 0
         self.failed: dict[str, str] = {}
         """Tables the last poll could not read or evaluate, with the error."""
@@ -82,6 +90,7 @@ class HealthWatch:
         from lakeops.catalog import load_catalog
         from lakeops.config import load_config
         from lakeops.tables.effective import effective
+        from lakeops.tables.pointers import metadata_locations
 
         now_s = time.time() if now_s is None else now_s
         config = load_config(self.config_path)
@@ -95,23 +104,33 @@ class HealthWatch:
         self.polls += 1
         events = []
         self.failed = {}
+        locations = metadata_locations(catalog, tables)
         for table in tables:
             state = self.states.setdefault(table, WatchedTable())
-            try:
-                loaded = catalog.load_table(table)
-                snapshot_id = loaded.metadata.current_snapshot_id
-                if not self.tables and effective(config.table(table), loaded).compaction.trigger != "watch":
-                    continue  # compacted on a schedule by compact_tables
-                if needs_evaluation(state, snapshot_id):
-                    state.over = self._evaluate(config, table, loaded)
-                    self.evaluations += 1
-                    state.evaluated, state.evaluated_snapshot = True, snapshot_id
-            except NoSuchTableError:
+            location = locations.get(table)
+            if location is None:
                 continue  # not created yet: nothing to watch
+            try:
+                if location != state.location:
+                    loaded = catalog.load_table(table)
+                    self.loads += 1
+                    state.location, state.snapshot_id = location, loaded.metadata.current_snapshot_id
+                    # compacted on a schedule by compact_tables unless its trigger is `watch` (or it was named)
+                    state.watched = bool(self.tables) or effective(config.table(table), loaded).compaction.trigger == "watch"
+                    if state.watched and needs_evaluation(state, state.snapshot_id):
+                        state.over = self._evaluate(config, table, loaded)
+                        self.evaluations += 1
+                        state.evaluated, state.evaluated_snapshot = True, state.snapshot_id
+            except NoSuchTableError:
+                continue
             except Exception as e:  # noqa: BLE001 - one unreadable table must not blind the watch to the others
+                state.location = None  # read it again at the next poll
                 self.failed[table] = f"{type(e).__name__}: {e}"
                 log.error("health watch: table %s cannot be evaluated, the others still are: %s", table, self.failed[table])
                 continue
+            if not state.watched:
+                continue
+            snapshot_id = state.snapshot_id
             if event_due(state, now_s, self.min_event_interval_s):
                 events.append(event_payload(table, snapshot_id, state.over))
                 log.info("health watch: %s over threshold at snapshot %s (%s)", table, snapshot_id,
