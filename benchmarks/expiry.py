@@ -18,8 +18,12 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from benchmarks.common import markdown_table, output_name, write_results
+from benchmarks.common import markdown_table, output_name, with_catalog, write_results
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 NAME = "expiry"
 START = datetime(2026, 11, 20, 0, 0, tzinfo=UTC)
@@ -37,20 +41,21 @@ FULL = Sizes()
 QUICK = Sizes(minutes=10)
 
 
-def _disk(table) -> tuple[int, int]:
+def files_on_disk(table) -> tuple[int, int]:
     """(files, bytes) under the table's location on local disk."""
     root = Path(table.location().removeprefix("file://").removeprefix("file:"))
     files = [p for p in root.rglob("*") if p.is_file()]
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def _rows(table) -> list[str]:
+def row_fingerprint(table) -> list[str]:
     return sorted(repr(sorted(r.items())) for r in table.scan().to_arrow().to_pylist())
 
 
-def run(sizes: Sizes) -> tuple[list[list[str]], float]:
+def run(sizes: Sizes, spark: SparkSession | None = None) -> tuple[list[list[str]], float]:
     """The history, then one expiry DAG run per table: a row of figures per table, and the seconds
-    from the history's start to the last expiry run's end."""
+    from the history's start to the last expiry run's end. The history is written on a session of
+    its own, stopped before the DAG runs, unless given one."""
     from lakeops.catalog import load_catalog
     from lakeops.config import load_config
     from lakeops.dag_runs import load_dag, run_dag_test
@@ -63,7 +68,11 @@ def run(sizes: Sizes) -> tuple[list[list[str]], float]:
     config = load_config()
     generate_events(config.landing_root, START, sizes.minutes, 20, seed=3)
     generate_cdc(config.landing_root, START, sizes.minutes, 30, seed=4)
-    spark = build_session(config, "lakeops expiry history", master="local[2]")
+    own_session = spark is None
+    if own_session:
+        spark = build_session(config, "lakeops expiry history", master="local[2]")
+    else:
+        spark = with_catalog(spark, config)
     spark.sparkContext.setLogLevel("ERROR")
     began = time.perf_counter()
     for i in range(sizes.minutes):
@@ -73,23 +82,24 @@ def run(sizes: Sizes) -> tuple[list[list[str]], float]:
             run_cdc_ingest(spark, config, table, plan_ingest(config, table, moment, moment + timedelta(minutes=1)))
         if (i + 1) % 25 == 0:
             print(f"  history: {i + 1}/{sizes.minutes} intervals ingested ({time.perf_counter() - began:.0f} s)", flush=True)
-    spark.stop()
+    if own_session:
+        spark.stop()
 
     catalog = load_catalog(config.catalog)
     dag = load_dag("expire_snapshots")
     rows = []
     for name in TABLES:
         table = catalog.load_table(config.identifier(name))
-        before_snapshots, (before_files, before_bytes) = len(table.snapshots()), _disk(table)
-        before_rows = _rows(table)
+        before_snapshots, (before_files, before_bytes) = len(table.snapshots()), files_on_disk(table)
+        before_rows = row_fingerprint(table)
         older_than = datetime.now(UTC).replace(microsecond=0)
         run_began = time.perf_counter()
         run = run_dag_test(dag, older_than + timedelta(days=1),
                            {"table": name, "older_than": older_than.isoformat(), "retain_last": sizes.retain_last})
         took = time.perf_counter() - run_began
         table = catalog.load_table(config.identifier(name))
-        after_files, after_bytes = _disk(table)
-        same = _rows(table) == before_rows
+        after_files, after_bytes = files_on_disk(table)
+        same = row_fingerprint(table) == before_rows
         rows.append([name, str(run.state), f"{before_snapshots:,}", f"{len(table.snapshots()):,}", f"{before_files:,}",
                      f"{after_files:,}", f"{(before_bytes - after_bytes) / 1e6:.2f}", "yes" if same else "NO", f"{took:.0f}"])
         print(f"  expire {name}: {run.state} in {took:.0f} s", flush=True)

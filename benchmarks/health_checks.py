@@ -173,10 +173,10 @@ def plot(result: dict[str, Any], name: str) -> Path:
     keys = list(LABELS)
     medians = [result["timings"][k]["median_s"] for k in keys]
     bars = ax.barh([SHORT[k] for k in keys], medians, color=["tab:blue", "tab:blue", "tab:grey", "tab:green", "tab:green"])
-    ax.bar_label(bars, labels=[f"{m:.2f} s" for m in medians])
-    ax.set_xscale("log")
+    ax.bar_label(bars, labels=[f" {m:.2f} s" for m in medians])
+    ax.set_xlim(0, max(medians) * 1.2)
     ax.invert_yaxis()
-    ax.set_xlabel("seconds, median (log scale)")
+    ax.set_xlabel("seconds, median")
     ax.set_title(f"Health check on {result['data_files']:,} files, {result['manifests']} manifests: cold and with "
                  "the manifest cache", fontsize=10)
     return save_figure(fig, name)

@@ -29,9 +29,9 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchmarks.common import Cost, CpuMeter, time_queries
+from benchmarks.common import Cost, CpuMeter, time_queries, with_catalog
 from benchmarks.compaction.workload import (
     BATCH,
     CRON_ACTION,
@@ -45,6 +45,9 @@ from benchmarks.compaction.workload import (
     parse_scenario,
     queries,
 )
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 log = logging.getLogger("benchmarks.compaction")
 
@@ -175,7 +178,9 @@ def _health(catalog, config, table: str) -> dict[str, Any]:
     return figures
 
 
-def run(stream: Stream, results_name: str) -> dict[str, Any]:
+def run(stream: Stream, results_name: str, spark: SparkSession | None = None) -> dict[str, Any]:
+    """The stream applied to every variant's table, measured as it goes. On a session of its own,
+    stopped at the end, unless given one (whose catalog settings it then adds to)."""
     from lakeops.catalog import load_catalog
     from lakeops.compaction.plan import CompactionPlan
     from lakeops.generator import generate_cdc
@@ -197,7 +202,11 @@ def run(stream: Stream, results_name: str) -> dict[str, Any]:
                          rate_block_minutes=stream.rate_block_minutes)
     print(f"landed {stats.snapshot_rows['orders']:,} snapshot orders and {steps * 5} minutes of CDC "
           f"({stream.changes_per_minute} changes a minute x {stream.rate_profile or 1}: {stats.changes['orders']})", flush=True)
-    spark = build_session(config, "lakeops compaction benchmark", master="local[2]")
+    own_session = spark is None
+    if own_session:
+        spark = build_session(config, "lakeops compaction benchmark", master="local[2]")
+    else:
+        spark = with_catalog(spark, config)
     spark.sparkContext.setLogLevel("ERROR")
     meter = CpuMeter(spark)
     catalog = load_catalog(config.catalog)
@@ -269,7 +278,8 @@ def run(stream: Stream, results_name: str) -> dict[str, Any]:
     same_rows = all(spark.sql(f"SELECT count(*) FROM (SELECT * FROM {config.qualified(scenarios[0].table)} "
                               f"EXCEPT ALL SELECT * FROM {config.qualified(s.table)})").first()[0] == 0
                     for s in scenarios[1:])
-    spark.stop()
+    if own_session:
+        spark.stop()
     shutil.rmtree(work, ignore_errors=True)
     return {
         "args": stream.as_args(results_name), "scenarios": [s.__dict__ for s in scenarios],

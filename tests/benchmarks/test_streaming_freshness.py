@@ -1,6 +1,6 @@
-"""The freshness benchmark's measuring parts: percentiles, and the reader that decides when a landed
-file's rows are readable (a real pyiceberg table, no Spark). Timings are measured by the benchmark,
-never asserted here."""
+"""The streaming-freshness benchmark's measuring parts: its summary of a run's figures, and the reader
+that decides when a landed file's rows are readable (a real pyiceberg table, no Spark). Timings are
+measured by the benchmark, never asserted here."""
 
 from __future__ import annotations
 
@@ -9,20 +9,21 @@ import time
 import pyarrow as pa
 import pytest
 
-from benchmarks.stream_freshness import Reader, percentile, summary
+from benchmarks.streaming_freshness import QUICK, Reader, summary
 from lakeops.catalog import load_catalog
-from tests.conftest import make_test_config
 
 
-def test_percentile_is_nearest_rank():
-    values = [float(v) for v in range(1, 21)]  # 1..20
-    assert (percentile(values, 50), percentile(values, 95), percentile(values, 100)) == (10.0, 19.0, 20.0)
-    assert percentile([7.0], 95) == 7.0
+def test_summary_is_the_median_the_nearest_rank_p95_and_the_max():
     assert summary([3.0, 1.0, 2.0, 10.0]) == {"median": 2.5, "p95": 10.0, "max": 10.0}
+    assert summary([float(v) for v in range(1, 21)]) == {"median": 10.5, "p95": 19.0, "max": 20.0}
 
 
-def test_a_file_is_readable_once_a_fresh_read_returns_all_its_rows(tmp_path):
-    config = make_test_config(tmp_path)
+def test_the_quick_run_lands_files_for_ninety_seconds_at_the_default_trigger_only():
+    assert (QUICK.seconds, QUICK.triggers) == (90, (15,))
+
+
+def test_a_file_is_readable_once_a_fresh_read_returns_all_its_rows(lakeops_config):
+    config = lakeops_config
     reader = Reader(config, per_file=3)
     reader.poll()  # no table yet: nothing readable, no error
     assert reader.readable_at == {}
