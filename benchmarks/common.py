@@ -85,19 +85,11 @@ def configure_logging(level: int = logging.WARNING) -> None:
         logging.getLogger(noisy).setLevel(logging.ERROR)
 
 
-def median(values: list[float]) -> float:
-    return statistics.median(values)
-
-
 def percentile(values: list[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100) of a non-empty list."""
     ordered = sorted(values)
     rank = max(1, -(-len(ordered) * q // 100))
     return ordered[int(rank) - 1]
-
-
-def load_average() -> float:
-    return os.getloadavg()[0]
 
 
 # What a piece of work cost

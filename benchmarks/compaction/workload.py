@@ -17,7 +17,7 @@ Maintenance:
   or more files is folded, every N simulated minutes;
 * threshold: what `compact_tables` does: health from metadata (lakeops.health), the sensors'
   threshold checks (lakeops.health.thresholds.breaches with the table's configured limits), the
-  pure planner (lakeops.compaction.plan.plan_table) and the runner
+  pure planner (lakeops.compaction.plan.plan_configured) and the runner
   (lakeops.spark.compact_table.run_compaction), checked after every interval as a sensor poking
   every 5 minutes would.
 """
