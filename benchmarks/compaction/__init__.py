@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.common import PROJECT_ROOT, configure_logging, output_name, write_results
@@ -42,12 +43,23 @@ twice, under two names, to show the noise between identical variants); every 30 
 6, 78 and 26 a minute; an hour at 78 and an hour at 3, in turn; an hour at 78 and an hour at none."""
 QUICK_STREAM = Stream(("none", "tuned:10", "threshold"), hours=0.5, history_days=10, history_orders_per_day=1000,
                       repeats=1)
-PARTS: dict[str, tuple[str, Callable[[Any], dict[str, Any]], Callable[[dict[str, Any]], str], Any, Any]] = {
-    "call": ("compaction_call", call.run, call.report, call.FULL, call.QUICK),
-    "fold_size": ("compaction_fold_size", fold_size.run, fold_size.report, fold_size.FULL, fold_size.QUICK),
-    "launch": ("compaction_launch", launch.run, launch.report, launch.FULL, launch.QUICK),
+
+
+@dataclass(frozen=True)
+class Part:
+    results: str
+    run: Callable[[Any], dict[str, Any]]
+    report: Callable[[dict[str, Any]], str]
+    full: Any
+    quick: Any
+
+
+PARTS = {
+    "call": Part("compaction_call", call.run, call.report, call.FULL, call.QUICK),
+    "fold_size": Part("compaction_fold_size", fold_size.run, fold_size.report, fold_size.FULL, fold_size.QUICK),
+    "launch": Part("compaction_launch", launch.run, launch.report, launch.FULL, launch.QUICK),
 }
-"""Each part but the streams: (results name, run, report, full sizes, quick sizes)."""
+"""Every part but the streams: its results name, run and report, and its full and quick sizes."""
 
 
 def run_stream(stream: Stream, name: str) -> None:
@@ -73,11 +85,10 @@ def main(argv: list[str]) -> int:
         else:
             for shape in args.stream or STREAMS:
                 run_stream(STREAMS[shape], f"{NAME}_{shape}")
-    for part in (p for p in PARTS if p in parts):
-        name, run_part, report_part, full, quick = PARTS[part]
-        name = output_name(name, args.quick)
-        result = run_part(quick if args.quick else full)
+    for part in (PARTS[p] for p in PARTS if p in parts):
+        name = output_name(part.results, args.quick)
+        result = part.run(part.quick if args.quick else part.full)
         result["args"]["name"] = name
-        write_results(name, report_part(result), result)
+        write_results(name, part.report(result), result)
     print(f"results in {(PROJECT_ROOT / 'benchmarks' / 'results').relative_to(PROJECT_ROOT)}/")
     return 0

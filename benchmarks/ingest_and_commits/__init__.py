@@ -322,6 +322,6 @@ def main(argv: list[str]) -> int:
     report = run(work, QUICK if args.quick else FULL)
     name = output_name(NAME, args.quick)
     paths = write_results(name, render(report), data(report))
-    paths += [plot_commits(report, name), plot_zonemap_writes(report.zonemap, f"{name}_zonemap")]
+    paths += [plot_commits(report, name), plot_zonemap_writes(report.zonemap, output_name(f"{NAME}_zonemap", args.quick))]
     print("written: " + ", ".join(str(p.relative_to(PROJECT_ROOT)) for p in paths))
     return 0
