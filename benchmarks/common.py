@@ -226,6 +226,23 @@ def measure_scans(spark: SparkSession, work: Callable[[], Any]) -> tuple[ScanCos
 # The benchmark's own catalog
 
 
+def demo_table(name: str, partition_by: list[str] | None = None, sort_by: list[str] | None = None,
+               **settings: Any) -> dict[str, Any]:
+    """The shipped config's entry of a demo table (events, users, orders: their declared columns, source and
+    ingest format), with its partitioning or sort order replaced when given, and `settings` added."""
+    import copy
+
+    import yaml
+
+    shipped = yaml.safe_load((Path(__file__).resolve().parents[1] / "include" / "lakeops.yaml").read_text())["tables"]
+    entry = copy.deepcopy(shipped[f"lakeops.{name}"])
+    if partition_by is not None:
+        entry["create"]["partition_by"] = partition_by
+    if sort_by is not None:
+        entry["create"]["sort_by"] = sort_by
+    return {**entry, **settings}
+
+
 def bench_config(work_dir: Path, tables: dict[str, dict[str, Any]]) -> LakeopsConfig:
     """A config of its own: catalog name, SQLite file, warehouse and landing zone under work_dir."""
     from lakeops.config import parse_config

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from benchmarks.common import PROJECT_ROOT, markdown_table, output_name, pyplot, save_figure, write_results
+from benchmarks.common import PROJECT_ROOT, demo_table, markdown_table, output_name, pyplot, save_figure, write_results
 
 NAME = "health_checks"
 SCHEMA = pa.schema([
@@ -111,7 +111,7 @@ def run(work: Path, sizes: Sizes) -> dict[str, Any]:
     config_path = work / "lakeops.yaml"
     config_path.write_text(yaml.safe_dump({
         "catalog": {"name": "bench", "namespace": "lakeops", "data_dir": str(work / "data")},
-        "tables": {"orders": {"schema": "orders", "partition_by": ["day(created_at)"]}},
+        "tables": {"orders": demo_table("orders")},
     }))
     config = load_config(config_path)
     print(f"building a table of {sizes.files:,} files ...", flush=True)

@@ -134,7 +134,7 @@ def bench_config(work: Path, trigger_seconds: int):
     data = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
     data["catalog"] = {"name": "bench", "namespace": "lakeops", "data_dir": str(work / "data")}
     data["landing_dir"] = str(work / "landing")
-    events = data["tables"]["events"]
+    events = data["tables"]["lakeops.events"]
     events["streaming"] = {**events.get("streaming", {}), "trigger_interval_seconds": trigger_seconds}
     events["ingest"] = {**events.get("ingest", {}), "mode": "streaming"}
     data["tables"] = {"events": events}

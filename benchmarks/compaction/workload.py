@@ -30,9 +30,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.common import demo_table
 from lakeops.compaction.plan import REWRITE_DATA, CompactionAction
 from lakeops.config import LakeopsConfig, parse_config
-from lakeops.ingest.ddl import spark_transform
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -100,8 +100,7 @@ def bench_config_data(work: Path, scenarios: list[Scenario], policy: dict[str, A
     """The content of a config file with one `orders`-shaped table per scenario (the shipped
     table's policy, with the scenario's own trigger if it has one; its partitioning unless
     `partition_by` says otherwise), the warm-up's scratch copy, and a catalog of its own under `work`."""
-    table = {"schema": "orders", "source": "cdc/orders", "partition_by": [partition_by],
-             "compaction": policy, "health": health}
+    table = demo_table("orders", partition_by=[partition_by], compaction=policy, health=health)
     tables = {s.table: table if s.trigger is None else {**table, "compaction": {**policy, "max_file_amplification": s.trigger}}
               for s in scenarios}
     tables[WARM_UP_TABLE] = {**table, "compaction": {**policy, **WARM_UP_POLICY}}
@@ -119,7 +118,7 @@ def fresh_copy(spark: SparkSession, config: LakeopsConfig, source: str) -> str:
     """A freshly compacted copy of `source`: the same rows written anew, one file per partition."""
     target = config.qualified(FRESH)
     spark.sql(f"DROP TABLE IF EXISTS {target} PURGE")
-    spark.sql(f"CREATE TABLE {target} USING iceberg PARTITIONED BY ({spark_transform(config.table(source).partition_by[0])}) "
+    spark.sql(f"CREATE TABLE {target} USING iceberg PARTITIONED BY ({config.table(source).create.partition_by[0].spark_ddl()}) "
               f"TBLPROPERTIES ('format-version' = '2') AS SELECT * FROM {config.qualified(source)}")
     return target
 

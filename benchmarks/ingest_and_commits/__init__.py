@@ -29,6 +29,7 @@ from benchmarks.common import (
     PROJECT_ROOT,
     bench_config,
     configure_logging,
+    demo_table,
     markdown_table,
     output_name,
     pyplot,
@@ -63,8 +64,7 @@ NO_ZONEMAP: dict[str, list[str]] = {"columns": [], "bloom_columns": []}
 
 
 def events_table(zonemap: dict[str, list[str]]) -> dict[str, object]:
-    return {"schema": "events", "source": "events", "partition_by": ["day(event_time)"], "sort_by": ["event_time"],
-            "zonemap": zonemap}
+    return demo_table("events", zonemap=zonemap)
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,8 @@ from lakeops.batches import published_snapshot
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.ingest.plan import IngestPlan
-from lakeops.schemas import EVENTS
 from lakeops.spark.commit import append_once, stage_batch
-from lakeops.spark.ingest_events import IngestResult, ensure_tables, existing_files, parse_events
+from lakeops.spark.ingest_events import IngestResult, ensure_tables, event_columns, existing_files, parse_events
 from lakeops.zonemap.build import entries_for_snapshot
 from lakeops.zonemap.store import publish, to_arrow, zonemap_root
 
@@ -145,7 +144,8 @@ def ingest_with_master(spark: SparkSession, config: LakeopsConfig, table: str,
     ensure_tables(spark, catalog, config, table)
     spark.sparkContext.setJobDescription(f"benchmark master-zonemap ingest {plan.batch_id}")
     raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
-    parsed = parse_events(raw).withColumn("ingested_at", F.current_timestamp()).cache()
+    columns = event_columns(catalog.load_table(config.identifier(table)))
+    parsed = parse_events(raw, columns).withColumn("ingested_at", F.current_timestamp()).cache()
     try:
         counts = {r["good"]: r["n"] for r in parsed.groupBy((F.col("reason").isNull()).alias("good")).count()
                   .withColumnRenamed("count", "n").collect()}
@@ -156,7 +156,7 @@ def ingest_with_master(spark: SparkSession, config: LakeopsConfig, table: str,
                 F.lit(table).alias("table_name"), F.lit(plan.batch_id).alias("batch_id"), "source_file",
                 F.col("value").alias("raw_line"), "reason", F.col("ingested_at").alias("quarantined_at"))
             append_once(spark, catalog, bad, plan.quarantine_table, plan.batch_id, summary)
-        good = parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
+        good = parsed.where(F.col("reason").isNull()).select(*[c.name for c in columns])
         staged = stage_batch(spark, catalog, good, plan.table, plan.batch_id, summary)
     finally:
         parsed.unpersist()

@@ -23,6 +23,7 @@ from benchmarks.common import (
     PROJECT_ROOT,
     bench_config,
     configure_logging,
+    demo_table,
     local_spark,
     markdown_table,
     output_name,
@@ -73,8 +74,7 @@ def run(work_dir: Path, sizes: Sizes) -> Report:
     from lakeops.spark.ingest_events import ensure_tables
 
     began = time.perf_counter()
-    config = bench_config(work_dir, {TABLE: {"schema": "events", "source": "events", "partition_by": ["day(event_time)"],
-                                             "sort_by": ["event_time"], "zonemap": ZONEMAP}})
+    config = bench_config(work_dir, {TABLE: demo_table("events", zonemap=ZONEMAP)})
     spark = local_spark(config, "lakeops benchmark zonemaps")
     try:
         catalog = load_catalog(config.catalog)

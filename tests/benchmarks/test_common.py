@@ -8,7 +8,16 @@ import json
 import pytest
 
 from benchmarks import common
-from benchmarks.common import Cost, bench_config, markdown_table, metadata_version, output_name, percentile, write_results
+from benchmarks.common import (
+    Cost,
+    bench_config,
+    demo_table,
+    markdown_table,
+    metadata_version,
+    output_name,
+    percentile,
+    write_results,
+)
 
 
 def test_a_markdown_table_right_aligns_every_column_but_the_first():
@@ -47,7 +56,7 @@ def test_the_commit_count_is_the_metadata_version_of_a_real_table(tmp_path):
 
     from lakeops.catalog import load_catalog
 
-    config = bench_config(tmp_path, {"events": {"schema": "events", "source": "events"}})
+    config = bench_config(tmp_path, {"events": demo_table("events")})
     catalog = load_catalog(config.catalog)
     catalog.create_namespace_if_not_exists(config.catalog.namespace)
     table = catalog.create_table(config.identifier("events"), pa.schema([pa.field("n", pa.int64())]))

@@ -16,7 +16,7 @@ from benchmarks.common import RESULTS_DIR
 from benchmarks.compaction import STREAMS, call, fold_size, launch
 from benchmarks.compaction.report import report
 from benchmarks.compaction.stream import Stream, run
-from benchmarks.compaction.workload import PARTITION_BY, WARM_UP_TABLE, Scenario, bench_config, parse_scenario
+from benchmarks.compaction.workload import WARM_UP_TABLE, Scenario, bench_config, parse_scenario
 from lakeops.exceptions import ConfigError
 
 BURN = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\n"
@@ -45,9 +45,10 @@ def test_every_stream_shape_runs_the_shipped_trigger_beside_crons_of_whole_inter
 
 def test_tables_take_the_shipped_partitioning_unless_told_otherwise(tmp_path: Path) -> None:
     scenarios = [parse_scenario("none"), parse_scenario("threshold")]
-    assert bench_config(tmp_path, scenarios, {}, {}).table("orders_none").partition_by == (PARTITION_BY,)
+    table = bench_config(tmp_path, scenarios, {}, {}).table("orders_none")
+    assert table.create.partition_by[0].spark_ddl() == "days(`created_at`)"
     coarse = bench_config(tmp_path, scenarios, {}, {}, "month(created_at)")
-    assert {coarse.table(s.table).partition_by for s in scenarios} == {("month(created_at)",)}
+    assert {coarse.table(s.table).create.partition_by[0].spark_ddl() for s in scenarios} == {"months(`created_at`)"}
     with pytest.raises(ConfigError, match="week"):
         bench_config(tmp_path, scenarios, {}, {}, "week(created_at)")
 

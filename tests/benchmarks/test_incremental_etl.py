@@ -9,14 +9,14 @@ from datetime import datetime
 import pyarrow as pa
 import pytest
 
-from benchmarks.common import ScanCost, bench_config
+from benchmarks.common import ScanCost, bench_config, demo_table
 from benchmarks.incremental_etl import QUICK, medians, range_bytes, report
 
 
 def test_range_bytes_sum_what_the_appends_after_the_start_snapshot_added(tmp_path):
     from lakeops.catalog import load_catalog
 
-    config = bench_config(tmp_path, {"events": {"schema": "events", "source": "events"}})
+    config = bench_config(tmp_path, {"events": demo_table("events")})
     catalog = load_catalog(config.catalog)
     catalog.create_namespace_if_not_exists(config.catalog.namespace)
     table = catalog.create_table(config.identifier("events"), pa.schema([pa.field("n", pa.int64())]))

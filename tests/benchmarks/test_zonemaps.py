@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.common import bench_config, with_catalog
+from benchmarks.common import bench_config, demo_table, with_catalog
 from benchmarks.zonemaps import FULL, NOW, TABLE, ZONEMAP, Report, render
 from benchmarks.zonemaps.reads import METHODS, index_memory, run_reads
 from benchmarks.zonemaps.table import build_small_file_table
@@ -17,8 +17,7 @@ pytestmark = pytest.mark.spark
 
 
 def test_every_read_method_returns_the_oracle_rows_and_reads_no_fewer_files(spark, tmp_path):
-    config = bench_config(tmp_path, {TABLE: {"schema": "events", "source": "events", "partition_by": ["day(event_time)"],
-                                             "sort_by": ["event_time"], "zonemap": ZONEMAP}})
+    config = bench_config(tmp_path, {TABLE: demo_table("events", zonemap=ZONEMAP)})
     with_catalog(spark, config)
     catalog = load_catalog(config.catalog)
     ensure_tables(spark, catalog, config, TABLE)
