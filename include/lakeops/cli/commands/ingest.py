@@ -8,7 +8,17 @@ from typing import Any
 
 from lakeops.cli.context import Context
 from lakeops.cli.render.ingest import render_ingest
-from lakeops.cli.values import EXIT_OK, CliError, ingest_jobs, parse_interval
+from lakeops.cli.values import EXIT_OK, CliError, check_ingest_target, ingest_jobs, parse_interval
+
+
+def _properties(ctx: Context, name: str) -> dict[str, str] | None:
+    """The table's Iceberg properties; None when it is not created yet (its first batch creates it)."""
+    from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
+
+    try:
+        return dict(ctx.catalog.load_table(name).properties)
+    except (NoSuchTableError, NoSuchNamespaceError):
+        return None
 
 
 def run(ctx: Context, table: str, start: str, end: str) -> int:
@@ -20,6 +30,7 @@ def run(ctx: Context, table: str, start: str, end: str) -> int:
         raise CliError(f"table {spec.name} has no source, so lakeops does not ingest it; set source: <landing folder under "
                        f"landing_dir> in its entry in {ctx.config_path}")
     planned = plan_for(spec.name, begin.isoformat(), finish.isoformat())
+    check_ingest_target(spec.name, spec.ingest.format, str(planned["mode"]), _properties(ctx, spec.name))
     jobs = ingest_jobs(spec.ingest.format, planned)
     document: dict[str, Any] = {"command": "ingest", "table": spec.name, "format": spec.ingest.format,
                                 "mode": planned["mode"], "start": planned["start"], "end": planned["end"],

@@ -48,7 +48,8 @@ def _freshness(f: dict[str, Any]) -> str:
     if f["last_data_commit"] is None:
         return f"no commit has added data yet: in breach of its {f['sla_minutes']} min SLA"
     verdict = f"BREACHED, {duration(f['late_seconds'])} late" if f["breached"] else "within"
-    return f"last data commit {f['last_data_commit']} ({duration(f['age_seconds'])} ago): {verdict} its {f['sla_minutes']} min SLA"
+    age = duration(f["age_seconds"])
+    return f"last data commit {f['last_data_commit']} ({age} ago): {verdict} its {f['sla_minutes']} min SLA"
 
 
 def _partition(breach: dict[str, Any]) -> str:
@@ -69,8 +70,8 @@ def render_health(d: dict[str, Any]) -> str:
                          f"{size(deletes['delete_bytes'])}"],
         ["delete growth", f"{number(deletes['delete_files_added_per_hour'])} delete files per hour over the last "
                           f"{number(deletes['growth_window_hours'])} h"],
-        ["read amplification", f"{number(amp['files'])} files and {number(amp['bytes'])} bytes read per data file and "
-                               "live byte (1.0 is clean)"],
+        ["read amplification", f"{amp['files']:.2f} files opened per data file, {amp['bytes']:.2f} bytes read per live "
+                               "byte (1.00 is clean)"],
         ["metadata", f"{meta['snapshots']} snapshots, {meta['data_manifests']} data and {meta['delete_manifests']} delete "
                      f"manifests; last commit {meta['last_commit'] or '-'}"],
         ["freshness", _freshness(d["freshness"])],
@@ -79,7 +80,7 @@ def render_health(d: dict[str, Any]) -> str:
     lines += columns(rows, indent="  ")
     for check, result in d["checks"].items():
         limits = ", ".join(f"{k} {number(v)}" for k, v in result["thresholds"].items() if v is not None)
-        lines.append(f"  {check}: {result['over']} partition(s) over ({limits})")
+        lines.append(f"  {check}: {result['over']} over its thresholds ({limits})")
         lines += [f"    {_partition(b)}" for b in result["partitions"]]
         if result["over"] > len(result["partitions"]):
             lines.append(f"    ... and {result['over'] - len(result['partitions'])} more")

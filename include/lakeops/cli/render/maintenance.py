@@ -61,11 +61,11 @@ def render_compaction(d: dict[str, Any]) -> str:
 
 
 def snapshot_rows(snapshots: list[dict[str, Any]], expire_ids: list[int], kept: dict[int, str]) -> list[dict[str, Any]]:
-    """Each snapshot with its fate in the run: expire, or keep with the reason when a ref or guard names it."""
+    """Each snapshot with its fate in the run: expire, or keep with the reason (a ref or a guard that names it,
+    else the retention policy: newer than the cut-off or among the last snapshots kept)."""
     going = set(expire_ids)
-    return [{**s, "fate": "expire" if s["snapshot_id"] in going else "keep",
-             **({"reason": kept[s["snapshot_id"]]} if s["snapshot_id"] in kept and s["snapshot_id"] not in going else {})}
-            for s in snapshots]
+    return [{**s, "fate": "expire"} if s["snapshot_id"] in going else
+            {**s, "fate": "keep", "reason": kept.get(s["snapshot_id"], "retention")} for s in snapshots]
 
 
 def render_expiry(d: dict[str, Any]) -> str:
