@@ -4,12 +4,14 @@ compared before and after every step that rewrites or expires files."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+import yaml
 
 from tests.integration.cli.conftest import DISCOVERED, NOT_CREATED, START, TABLE
 
@@ -85,7 +87,7 @@ def test_compact_dry_run_plans_and_changes_nothing(lake):
     planned = lake.json("compact", TABLE, "--dry-run")
     assert planned["status"] == "dry_run" and planned["result"] is None
     assert [a["kind"] for a in planned["plan"]["actions"]][:1] == ["rewrite_data_files"]
-    assert any("delete_file_threshold 1" in s["reason"] for s in planned["plan"]["selected"])
+    assert all("delete_ratio_threshold 1%" in s["reason"] for s in planned["plan"]["selected"])
     assert lake.table().current_snapshot().snapshot_id == snapshot
 
 
@@ -147,6 +149,30 @@ def test_ingest_commits_the_interval_once(lake):
     assert len(after) == len(before) + 5 and set(before) <= set(after)
 
 
+def _land(lake, start: datetime, first: int, count: int) -> None:
+    folder = lake.landing / "orders" / start.strftime("%Y/%m/%d/%H/%M")
+    folder.mkdir(parents=True)
+    lines = [json.dumps({"order_id": first + i, "account_id": i, "ts": (start + timedelta(seconds=i)).isoformat(),
+                         "amount": 9.5, "status": "new"}) for i in range(count)]
+    (folder / "part-0.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_ingest_staged_writes_then_commits_once(lake):
+    """The same table with ingest.commit_mode staged: a writer job per share, then one commit in the command."""
+    staged = lake.config_path.with_name("staged.yaml")
+    data = yaml.safe_load(lake.config_path.read_text())
+    data["tables"][TABLE]["ingest"] = {"commit_mode": "staged", "writers": 1}
+    staged.write_text(yaml.safe_dump(data))
+    start = START + timedelta(minutes=10)
+    _land(lake, start, 20_000, 3)
+    before = lake.rows()
+    done = dataclasses.replace(lake, config_path=staged).json(
+        "ingest", TABLE, "--start", start.isoformat(), "--end", (start + timedelta(minutes=5)).isoformat())
+    assert (done["mode"], done["result"]["status"], done["result"]["rows"]) == ("staged", "committed", 3)
+    assert [w["status"] for w in done["writers"]] == ["staged"]
+    assert len(lake.rows()) == len(before) + 3
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["health", "lake.sales.nope"], "'lake.sales.nope' is not in the config file"),
     (["health", "lake..orders"], "'lake..orders'"),
@@ -162,8 +188,11 @@ def test_ingest_commits_the_interval_once(lake):
 def test_bad_input_exits_2_naming_the_value_and_the_fix(lake, args, message):
     done = lake.run(*args, expect=2)
     assert message in done.stderr and done.stdout == ""
-    scripted = lake.run("--json", *args, expect=2)
-    assert json.loads(scripted.stdout)["exit_status"] == 2
+
+
+def test_with_json_bad_input_is_a_document_too(lake):
+    done = lake.run("--json", "zonemap", "build", DISCOVERED, expect=2)
+    assert json.loads(done.stdout) == {"error": done.stderr.removeprefix("lakeops: ").strip(), "exit_status": 2}
 
 
 def test_a_failing_job_exits_non_zero_with_its_message(lake):

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lakeops.cli.render.text import number
-
 
 def _drift(drift: dict[str, Any] | None) -> list[str]:
     if not drift:
         return []
-    line = (f"  drift: {drift['live_files']} live file(s) in scope, {number(100 * drift['coverage'])}% indexed before, "
+    line = (f"  drift: {drift['live_files']} live file(s) in scope, {100 * drift['coverage']:.1f}% indexed before, "
             f"{drift['added']} entr{'y' if drift['added'] == 1 else 'ies'} added from manifest metrics, "
             f"{drift['stale_entries']} stale dropped")
     unreadable = drift.get("unreadable") or []
