@@ -30,7 +30,10 @@ def _spark(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from lakeops import __version__
+
     parser = argparse.ArgumentParser(prog="lakeops", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"lakeops {__version__}")
     _globals(parser, defaults=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 

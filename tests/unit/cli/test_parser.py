@@ -29,6 +29,12 @@ def test_defaults_and_each_command_options():
                                                                                              None, 48)
 
 
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("lakeops 0.")
+
+
 def test_bad_usage_exits_2_with_argparse_message(capsys):
     with pytest.raises(SystemExit) as exited:
         main(["ingest", "a.b", "--start", "2026-11-21T10:00:00Z"])
