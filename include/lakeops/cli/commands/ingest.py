@@ -30,8 +30,8 @@ def run(ctx: Context, table: str, start: str, end: str) -> int:
         raise CliError(f"table {spec.name} has no source, so lakeops does not ingest it; set source: <landing folder under "
                        f"landing_dir> in its entry in {ctx.config_path}")
     planned = plan_for(spec.name, begin.isoformat(), finish.isoformat())
-    check_ingest_target(spec.name, spec.ingest.format, str(planned["mode"]), _properties(ctx, spec.name))
     jobs = ingest_jobs(spec.ingest.format, planned)
+    check_ingest_target(spec.name, spec.ingest.format, str(planned["mode"]), _properties(ctx, spec.name))
     document: dict[str, Any] = {"command": "ingest", "table": spec.name, "format": spec.ingest.format,
                                 "mode": planned["mode"], "start": planned["start"], "end": planned["end"],
                                 "source": f"{ctx.config.landing_root}/{spec.source_dir}",
