@@ -112,17 +112,3 @@ def ingest_jobs(ingest_format: str, planned: dict[str, object]) -> list[tuple[st
     assert isinstance(writer_args, list | tuple)
     return [("stage_events", [str(a) for a in args]) for args in writer_args]
 
-
-WAP_PROPERTY = "write.wap.enabled"
-
-
-def check_ingest_target(table: str, ingest_format: str, mode: str, properties: dict[str, str] | None) -> None:
-    """Direct event and CDC batches are staged with Iceberg's write-audit-publish and published once under
-    their batch id, which needs write.wap.enabled on the table: without it Spark commits the rows at once and
-    the job stops after its commit. A table lakeops creates has it; an existing one (`properties`; None when
-    it is not created yet) must be given it. Staged writers commit with pyiceberg and need nothing."""
-    if properties is None or mode == "staged" or properties.get(WAP_PROPERTY, "").lower() == "true":
-        return
-    raise CliError(f"table {table} does not have {WAP_PROPERTY}=true, which lakeops' {ingest_format} ingest needs to "
-                   "commit each batch exactly once (write-audit-publish); set it with ALTER TABLE ... SET TBLPROPERTIES "
-                   f"('{WAP_PROPERTY}'='true') (readers see no difference)")

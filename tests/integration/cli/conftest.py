@@ -29,7 +29,6 @@ PROPERTIES = {
     "lakeops.compaction.delete-file-threshold": "1",  # overrides the config default (5)
     "history.expire.min-snapshots-to-keep": "2",  # Iceberg's own key: retention.min_snapshots
     "lakeops.freshness-sla-minutes": "90",  # the config entry (45) overrides it
-    "write.wap.enabled": "true",  # lakeops' direct ingest publishes each batch once (write-audit-publish)
 }
 START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 

@@ -10,7 +10,8 @@ from lakeops.cli import main
 from lakeops.cli.parser import build_parser
 
 
-@pytest.mark.parametrize("argv", [["--json", "--config", "c.yaml", "health", "a.b"], ["health", "a.b", "--json", "--config", "c.yaml"],
+@pytest.mark.parametrize("argv", [["--json", "--config", "c.yaml", "health", "a.b"],
+                                  ["health", "a.b", "--json", "--config", "c.yaml"],
                                   ["--config", "other.yaml", "health", "--config", "c.yaml", "--json", "a.b"]])
 def test_global_options_go_before_or_after_the_command(argv):
     args = build_parser().parse_args(argv)

@@ -35,7 +35,8 @@ def test_an_existing_index_or_an_empty_table_builds_nothing():
     assert render_zonemap(_zonemap(status="exists", drift=None)) == (
         "lake.sales.orders: the table has a zonemap index already (newest master 2026-11-21: 24 entries, snapshot 42); "
         "nothing built. `lakeops zonemap consolidate` keeps it current")
-    assert render_zonemap(_zonemap(status="empty_table")) == "lake.sales.orders: the table has no snapshot yet; no zonemap to build"
+    assert render_zonemap(_zonemap(status="empty_table")) == (
+        "lake.sales.orders: the table has no snapshot yet; no zonemap to build")
 
 
 INGEST = {"command": "ingest", "table": "lake.sales.orders", "format": "events", "mode": "direct",

@@ -9,7 +9,6 @@ import pytest
 from lakeops.cli.values import (
     CliError,
     ConsolidationTarget,
-    check_ingest_target,
     consolidation_target,
     ingest_jobs,
     parse_day,
@@ -96,11 +95,3 @@ def test_a_streamed_table_is_not_ingested_in_batches():
     with pytest.raises(CliError, match="table sales.orders has ingest.mode streaming"):
         ingest_jobs("events", {**PLANNED, "mode": "streaming"})
 
-
-def test_direct_and_cdc_ingest_need_write_audit_publish_on_an_existing_table():
-    check_ingest_target("a.b", "events", "direct", {"write.wap.enabled": "true"})
-    check_ingest_target("a.b", "events", "direct", None)  # created by its first batch, with the property
-    check_ingest_target("a.b", "events", "staged", {})  # the staged committer commits with pyiceberg
-    with pytest.raises(CliError, match=r"table a.b does not have write.wap.enabled=true, which lakeops' cdc ingest needs "
-                                       r".*SET TBLPROPERTIES \('write.wap.enabled'='true'\)"):
-        check_ingest_target("a.b", "cdc", "direct", {"write.wap.enabled": "false"})

@@ -8,17 +8,7 @@ from typing import Any
 
 from lakeops.cli.context import Context
 from lakeops.cli.render.ingest import render_ingest
-from lakeops.cli.values import EXIT_OK, CliError, check_ingest_target, ingest_jobs, parse_interval
-
-
-def _properties(ctx: Context, name: str) -> dict[str, str] | None:
-    """The table's Iceberg properties; None when it is not created yet (its first batch creates it)."""
-    from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
-
-    try:
-        return dict(ctx.catalog.load_table(name).properties)
-    except (NoSuchTableError, NoSuchNamespaceError):
-        return None
+from lakeops.cli.values import EXIT_OK, CliError, ingest_jobs, parse_interval
 
 
 def run(ctx: Context, table: str, start: str, end: str) -> int:
@@ -31,7 +21,6 @@ def run(ctx: Context, table: str, start: str, end: str) -> int:
                        f"landing_dir> in its entry in {ctx.config_path}")
     planned = plan_for(spec.name, begin.isoformat(), finish.isoformat())
     jobs = ingest_jobs(spec.ingest.format, planned)
-    check_ingest_target(spec.name, spec.ingest.format, str(planned["mode"]), _properties(ctx, spec.name))
     document: dict[str, Any] = {"command": "ingest", "table": spec.name, "format": spec.ingest.format,
                                 "mode": planned["mode"], "start": planned["start"], "end": planned["end"],
                                 "source": f"{ctx.config.landing_root}/{spec.source_dir}",
