@@ -33,7 +33,7 @@ help:
 	@echo "make test     set up and run the whole test suite"
 	@echo "make airflow  start 'airflow standalone' with these DAGs and plugins (http://localhost:8080)"
 	@echo "make lock     re-resolve requirements.txt into requirements.lock"
-	@echo "make bench-NAME  run benchmarks/NAME.py (results in benchmarks/results/)"
+	@echo "make bench-NAME  run one benchmark (python -m benchmarks NAME; BENCH_ARGS=--quick for a short check); figures in docs/benchmarks.md"
 
 setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES)
 
@@ -112,9 +112,10 @@ browser:
 airflow: setup $(AIRFLOW_HOME)/.migrated
 	@airflow standalone
 
-# One command per benchmark: make bench-zonemap runs python -m benchmarks.zonemap.
+# One command per benchmark: make bench-zonemaps runs python -m benchmarks zonemaps (BENCH_ARGS=--quick: a
+# few minutes). `python -m benchmarks` lists the names.
 bench-%: setup $(AIRFLOW_HOME)/.migrated
-	@$(BIN)/python -m benchmarks.$*
+	@$(BIN)/python -m benchmarks $* $(BENCH_ARGS)
 
 lock:
 	@rm -rf build/lockvenv && $(PYTHON) -m venv build/lockvenv

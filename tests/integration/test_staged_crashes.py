@@ -66,7 +66,7 @@ def test_writer_killed_mid_write_leaves_nothing_visible_and_its_rerun_commits_ev
 
     kill_at_failpoint(submit, WRITER_BEFORE_MANIFEST, tmp_path)
 
-    key = batch_key("events", plan.batch_id)
+    key = batch_key("lakeops.events", plan.batch_id)
     location = _events(config).location()
     dead_files = store.list_tree(staged_data_root(location, key))
     assert any("/w001-" in p for p in dead_files), "the killed writer had written data files"
@@ -94,7 +94,7 @@ def test_committer_killed_after_commit_before_cleanup_reruns_without_duplicates(
 
     kill_at_failpoint(command, COMMITTER_AFTER_COMMIT, tmp_path)
 
-    key = batch_key("events", plan.batch_id)
+    key = batch_key("lakeops.events", plan.batch_id)
     events = _events(config)
     assert len(_event_ids(config)) == landed.good, "the commit landed before the kill"
     assert store.list_tree(staging_dir(events.location(), key)), "the kill left the manifests behind"

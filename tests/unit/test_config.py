@@ -636,7 +636,7 @@ def test_partition_transforms_are_parsed_by_pyiceberg(text, transform, column, d
     ["day(event_time", "days(event_time)", "bucket(user_id)", "bucket(n, user_id)", "truncate(page)", "day(a, b)", "", "a b"],
 )
 def test_unknown_partition_transforms_are_refused(transform):
-    with pytest.raises(ConfigError, match=r"partition_by: .* (is not a partition transform|needs its width|is not a valid name)"):
+    with pytest.raises(ConfigError, match=r"partition_by: .* is not a partition transform"):
         PartitionField.parse(transform, "partition_by")
 
 

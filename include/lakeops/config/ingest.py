@@ -17,9 +17,6 @@ class StreamingConfig:
     landing zone, run either as availableNow micro-batches per DAG run or as a supervised long-running
     query with a processing-time trigger."""
 
-    runner: str = "available_now"
-    """How Airflow runs the query: available_now (a run every ingest interval drains what landed, then exits) or
-    supervised (a long-running query restarted every run_seconds)."""
     checkpoint_location: str | None = None
     """Absolute path or URI of the query's checkpoint; default <warehouse>/_checkpoints/<namespace>/<table>,
     beside the table's folder and outside its location, so nothing that manages the table's files lists it."""
@@ -31,6 +28,10 @@ class StreamingConfig:
     """How long one supervised run lasts before it stops gracefully (the next run resumes from the checkpoint)."""
     stop_timeout_seconds: int = 120
     """At the end of a supervised run, how long to wait for the running micro-batch to finish before stopping anyway."""
+
+    runner: str = "available_now"
+    """How Airflow runs the query: available_now (a run every ingest interval drains what landed, then exits) or
+    supervised (a long-running query restarted every run_seconds)."""
 
     def __post_init__(self) -> None:
         if self.runner not in STREAM_RUNNERS:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+WAP_PROPERTY = "write.wap.enabled"
 INGESTED_AT = "ingested_at"
 """The column the job stamps with the ingest time, when the table has one; every other column is read from the line."""
 _TIME_TYPES = ("TIMESTAMP", "TIMESTAMP_NTZ", "DATE")
@@ -44,15 +45,21 @@ class IngestResult:
 
 
 def ensure_tables(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str) -> None:
-    """Create the table (from its config `create` block) and its quarantine table when they do not exist yet."""
+    """Create the table (from its config `create` block) and its quarantine table when they do not exist yet, and
+    turn on write-audit-publish (write.wap.enabled) on an existing table that lacks it: batches are staged under
+    their batch id and published once, which is what makes a retry append nothing twice."""
     spec = config.table(table)
     if not catalog.table_exists(config.identifier(spec.name)):
         statements = table_ddl(config, spec)
-    elif not catalog.table_exists(config.identifier(spec.quarantine_name)):
-        statements = [f"CREATE NAMESPACE IF NOT EXISTS {spec.id.spark_namespace(config.catalog.name)}",
-                      create_quarantine_sql(config, spec)]
     else:
-        return
+        statements = []
+        if catalog.load_table(spec.name).properties.get(WAP_PROPERTY) != "true":
+            log.info("table %s: setting %s = true, so each batch is staged under its id and published once", spec.name,
+                     WAP_PROPERTY)
+            statements.append(f"ALTER TABLE {config.qualified(spec.name)} SET TBLPROPERTIES ('{WAP_PROPERTY}' = 'true')")
+        if not catalog.table_exists(config.identifier(spec.quarantine_name)):
+            statements += [f"CREATE NAMESPACE IF NOT EXISTS {spec.id.spark_namespace(config.catalog.name)}",
+                           create_quarantine_sql(config, spec)]
     for statement in statements:
         spark.sql(statement)
 

@@ -13,6 +13,7 @@ from lakeops.tables.identifier import validate_name
 _PRIMITIVES = ("BOOLEAN", "INT", "INTEGER", "BIGINT", "LONG", "FLOAT", "DOUBLE", "STRING", "BINARY", "DATE",
                "TIMESTAMP", "TIMESTAMP_NTZ", "VARIANT")
 _DECIMAL = re.compile(r"DECIMAL\(\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\)")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _TRANSFORM = re.compile(r"(\w+)\s*\(\s*(?:(\d+)\s*,\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*\)")
 TIME_TRANSFORMS = ("year", "month", "day", "hour")
 
@@ -93,27 +94,20 @@ class PartitionField:
 
     @classmethod
     def parse(cls, text: Any, where: str) -> PartitionField:
-        from pyiceberg.transforms import parse_transform
-
+        """The config's Spark-style spelling -> pyiceberg's transform name (bucket(16, id) -> bucket[16]), checked
+        here without importing pyiceberg: the config is read at DAG parse time. Predicates and DDL are built from
+        pyiceberg's own transform parsing at run time (lakeops.compaction.where)."""
         if not isinstance(text, str):
             raise ConfigError(f"{where}: {text!r} must be a partition transform such as day(event_time)")
         stripped = text.strip()
-        if match := _TRANSFORM.fullmatch(stripped):
-            name, width, column = match.group(1).lower(), match.group(2), match.group(3)
-            spec = f"{name}[{width}]" if width else name
-        else:
-            spec, column = "identity", stripped
-        try:
-            transform = str(parse_transform(spec)) if spec != "identity" else "identity"
-        except Exception:  # noqa: BLE001 - pyiceberg raises ValueError or its own ValidationError
-            transform = ""
-        if not transform or (name_known := transform.split("[")[0]) not in ("identity", "bucket", "truncate", *TIME_TRANSFORMS):
-            raise ConfigError(f"{where}: {text!r} is not a partition transform; use a column name or year(col), month(col), "
-                              "day(col), hour(col), bucket(N, col), truncate(W, col)")
-        if name_known in ("bucket", "truncate") and not width:
-            raise ConfigError(f"{where}: {text!r} needs its width, e.g. {name_known}(16, {column})")
-        validate_name(column, where)
-        return cls(transform, column)
+        match = _TRANSFORM.fullmatch(stripped)
+        name, width, column = (match.group(1).lower(), match.group(2), match.group(3)) if match else ("identity", None, stripped)
+        arity = {"identity": False, "bucket": True, "truncate": True, **dict.fromkeys(TIME_TRANSFORMS, False)}
+        if name not in arity or arity[name] != bool(width) or not _NAME.fullmatch(column):
+            hint = f"; it needs its width, e.g. {name}(16, {column})" if name in ("bucket", "truncate") and not width else ""
+            raise ConfigError(f"{where}: {text!r} is not a partition transform{hint}; use a column name or year(col), "
+                              "month(col), day(col), hour(col), bucket(N, col), truncate(W, col)")
+        return cls(f"{name}[{int(width)}]" if width else name, column)
 
     def spark_ddl(self) -> str:
         """The transform in Spark's PARTITIONED BY clause (time transforms in the plural)."""

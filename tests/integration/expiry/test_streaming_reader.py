@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from lakeops.config import build_table
 from lakeops.expiry.plan import resolve_request
 from lakeops.spark.expire import run_expiry
 from tests.integration.expiry.conftest import now_ms
@@ -25,10 +26,10 @@ def test_expiry_keeps_the_snapshot_a_streaming_reader_has_processed(history, tmp
     later = [history.append(batch) for batch in range(3, 8)]
 
     spec = history.config.table("events")
-    retention = dataclasses.replace(spec.retention, streaming_checkpoints=(checkpoint,))
+    entry = {**spec.entry, "retention": {**spec.entry.get("retention", {}), "streaming_checkpoints": [checkpoint]}}
     config = dataclasses.replace(history.config, tables={**history.config.tables,
-                                                         spec.name: dataclasses.replace(spec, retention=retention)})
-    request = resolve_request(retention, now_ms(), older_than_ms=now_ms(), retain_last=1)
+                                                         spec.name: build_table(spec.id, entry, spec.defaults)})
+    request = resolve_request(config.table("events").retention, now_ms(), older_than_ms=now_ms(), retain_last=1)
     result = run_expiry(history.spark, config, "events", request)
 
     kept = {k["snapshot_id"]: k["reason"] for k in result.as_dict()["kept_by_guards"]}
