@@ -187,6 +187,7 @@ def test_loaded_catalog_remembers_each_tables_file_io(tmp_path, caplog):
     from pyiceberg.schema import Schema
     from pyiceberg.types import LongType, NestedField
 
+    from lakeops.catalogs import fileio
     from lakeops.catalogs.fileio import io_for
 
     config = CatalogConfig(data_dir=str(tmp_path / "lake"))
@@ -199,6 +200,7 @@ def test_loaded_catalog_remembers_each_tables_file_io(tmp_path, caplog):
     loaded = load_catalog(config).load_table("ns.t")
     assert io_for(f"{created.location()}/_lakeops/inflight/x.json") is loaded.io
     assert io_for(f"{config.warehouse_location}/ns/other/x") is not None  # the warehouse's own FileIO
+    assert fileio._CATALOG_IO == [io_for(f"{config.warehouse_location}/ns/other/x")]  # and for any other place
 
 
 def test_secret_environment_hands_over_only_what_the_child_would_not_inherit():

@@ -7,8 +7,10 @@ builds for a scheme (PyArrowFileIO.fs_by_scheme, from the same properties) is us
 
 Which FileIO serves a location: every table loaded through lakeops.catalogs.load.load_catalog is
 remembered by its location (a later load replaces it, with fresh vended credentials), and the
-catalog's own FileIO serves the rest of the warehouse. filesystem_for(uri) picks the longest
-remembered location holding uri; a local path with none is served by the local file system.
+catalog's own FileIO (its storage settings, no table's credentials) serves the rest of the warehouse
+and any other location (a streaming query's checkpoint elsewhere). filesystem_for(uri) picks the
+longest remembered location holding uri, else the catalog's FileIO; with no catalog loaded, only a
+local path can be opened (by the local file system).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ log = logging.getLogger(__name__)
 
 _SAME_SCHEME = {"s3a": "s3", "s3n": "s3", "gcs": "gs"}
 _IOS: dict[str, FileIO] = {}
+_CATALOG_IO: list[FileIO] = []
+"""The FileIO of the catalog loaded last: for locations no remembered table or warehouse holds."""
 _LOCK = threading.Lock()
 
 
@@ -96,13 +100,14 @@ def _local_io() -> FileIO:
 def filesystem_for(uri: str) -> tuple[FileSystem, str]:
     """(file system, path) for a file lakeops keeps beside a table: through that table's FileIO."""
     io = io_for(uri)
+    if io is None and _CATALOG_IO:
+        io = _CATALOG_IO[0]
     if io is None:
         if location_key(uri).startswith("file://"):
             io = _local_io()
         else:
-            raise CatalogError(f"no table or warehouse known to this process holds {uri!r}, so there are no storage "
-                               "settings or credentials to open it with; load the table through "
-                               "lakeops.catalog.load_catalog first")
+            raise CatalogError(f"no catalog loaded in this process gives storage settings or credentials to open {uri!r}; "
+                               "load the catalog (and the table) through lakeops.catalog.load_catalog first")
     return arrow_filesystem(io, uri)
 
 
@@ -110,8 +115,11 @@ def remember_tables(catalog: Catalog, warehouse: str | None) -> Catalog:
     """Have catalog remember the FileIO of every table it loads, creates or registers, and its own for warehouse."""
     from pyiceberg.io import load_file_io
 
+    own = load_file_io(dict(catalog.properties), warehouse)
+    with _LOCK:
+        _CATALOG_IO[:] = [own]
     if warehouse:
-        remember(warehouse, load_file_io(dict(catalog.properties), warehouse))
+        remember(warehouse, own)
     for name in ("load_table", "create_table", "register_table"):
         original = getattr(catalog, name)
 

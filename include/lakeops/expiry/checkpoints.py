@@ -43,9 +43,11 @@ def needed_snapshots(offsets: Mapping[int, str], committed: list[int]) -> list[i
 
 def read_checkpoint(location: str) -> list[int]:
     """The snapshots the streaming query checkpointed at `location` needs; none when it has not started yet."""
-    from pyarrow.fs import FileSelector, FileSystem, FileType
+    from pyarrow.fs import FileSelector, FileType
 
-    fs, root = FileSystem.from_uri(location if "://" in location else f"file://{location}")
+    from lakeops.catalogs.fileio import filesystem_for
+
+    fs, root = filesystem_for(location if "://" in location else f"file://{location}")
 
     def listing(folder: str) -> list[str]:
         infos = fs.get_file_info(FileSelector(f"{root.rstrip('/')}/{folder}", allow_not_found=True))

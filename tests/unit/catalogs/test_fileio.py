@@ -100,8 +100,18 @@ def test_an_s3_file_gets_the_tables_own_file_system_and_credentials():
         forget("s3://b-vended/wh/ns/t")
 
 
-def test_a_file_outside_any_known_table_is_refused_unless_local(tmp_path):
-    with pytest.raises(CatalogError, match=r"no table or warehouse known to this process holds 's3://nowhere/x'"):
+def test_a_file_outside_any_table_goes_through_the_catalogs_file_io(monkeypatch):
+    """A streaming checkpoint in another bucket: the catalog's storage settings, no table's credentials."""
+    catalog_io = PyArrowFileIO({"s3.endpoint": "http://127.0.0.1:9", "s3.region": "eu-west-1"})
+    monkeypatch.setattr(fileio, "_CATALOG_IO", [catalog_io])
+    fs, path = filesystem_for("s3://checkpoints/q1/offsets")
+    assert fs is catalog_io.fs_by_scheme("s3", "checkpoints") and path == "checkpoints/q1/offsets"
+
+
+def test_with_no_catalog_loaded_only_local_files_open(tmp_path, monkeypatch):
+    monkeypatch.setattr(fileio, "_CATALOG_IO", [])
+    with pytest.raises(CatalogError, match=r"no catalog loaded in this process gives storage settings or credentials "
+                                           r"to open 's3://nowhere/x'"):
         filesystem_for("s3://nowhere/x")
     fs, path = filesystem_for((tmp_path / "x").as_uri())
     assert path == str(tmp_path / "x")
