@@ -158,13 +158,19 @@ def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], requ
                             "in the table: its next incremental run cannot start from it")
             continue
         guards.setdefault(snapshot_id, []).append(f"watermark of downstream table {consumer}")
+    main = next((r.snapshot_id for r in refs if r.kind == "branch" and r.name == "main"), None)
     for location, needed in sorted((checkpoints or {}).items()):
         for snapshot_id in needed:
-            if snapshot_id in by_id:
-                guards.setdefault(snapshot_id, []).append(f"last processed by the streaming query checkpointed at {location}")
-            else:
+            if snapshot_id not in by_id:
                 warnings.append(f"the streaming query checkpointed at {location} needs snapshot {snapshot_id}, which is "
                                 "no longer in the table: it cannot restart from its checkpoint")
+                continue
+            # The query reads on snapshot by snapshot from its offset: it needs that snapshot and every later one.
+            guards.setdefault(snapshot_id, []).append(f"last processed by the streaming query checkpointed at {location}")
+            for later in _ancestors(main, by_id) if main is not None else ():
+                if later.snapshot_id == snapshot_id:
+                    break
+                guards.setdefault(later.snapshot_id, []).append(f"not read yet by the streaming query checkpointed at {location}")
     live, stale = [], []
     for marker in markers:
         (live if marker.is_live(now_ms) else stale).append(marker)

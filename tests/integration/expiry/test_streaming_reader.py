@@ -13,8 +13,9 @@ from tests.integration.expiry.conftest import now_ms
 
 def _drain(spark, source: str, checkpoint: str) -> int:
     """Run the query until it has read everything committed so far; returns the rows it read."""
-    query = (spark.readStream.format("iceberg").load(source).writeStream.format("memory").queryName(f"q{abs(hash(checkpoint))}")
-             .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+    # A file sink: it recovers from its checkpoint (a memory sink cannot).
+    query = (spark.readStream.format("iceberg").load(source).writeStream.format("parquet")
+             .option("path", f"{checkpoint}-out").option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
     query.awaitTermination()
     return sum(int(p["numInputRows"]) for p in query.recentProgress)
 
@@ -33,7 +34,8 @@ def test_expiry_keeps_the_snapshot_a_streaming_reader_has_processed(history, tmp
     result = run_expiry(history.spark, config, "events", request)
 
     kept = {k["snapshot_id"]: k["reason"] for k in result.as_dict()["kept_by_guards"]}
-    assert kept == {first[-1]: f"last processed by the streaming query checkpointed at {checkpoint}"}
+    assert kept == {first[-1]: f"last processed by the streaming query checkpointed at {checkpoint}",
+                    **{s: f"not read yet by the streaming query checkpointed at {checkpoint}" for s in later[:-1]}}
     left = {s.snapshot_id for s in history.load().snapshots()}
-    assert first[-1] in left and later[-1] in left and first[0] not in left
+    assert left == {first[-1], *later}, "the processed snapshot and every later one stay; the older ones go"
     assert _drain(history.spark, history.name, checkpoint) == 100  # it restarts from its checkpoint and reads on

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lakeops.config import RetentionPolicy
 from lakeops.expiry.checkpoints import batch_ids, needed_snapshots, offset_snapshots
-from lakeops.expiry.plan import ExpiryRequest, SnapshotInfo, plan_expiry
+from lakeops.expiry.plan import ExpiryRequest, RefInfo, SnapshotInfo, plan_expiry
 
 METADATA = '{"batchWatermarkMs":0,"batchTimestampMs":1763719200000,"conf":{}}'
 
@@ -31,10 +31,13 @@ def test_the_last_committed_batch_and_the_planned_ones_are_needed():
     assert batch_ids(["0", "1", ".1.crc", "10", "metadata"]) == [0, 1, 10]
 
 
-def test_expiry_keeps_what_a_checkpoint_needs_and_says_why():
-    snapshots = [SnapshotInfo(i, i - 1 if i > 1 else None, i * 1000) for i in range(1, 6)]
+def test_expiry_keeps_what_a_checkpoint_needs_and_every_later_snapshot_and_says_why():
+    snapshots = [SnapshotInfo(i, i - 1 if i > 1 else None, i * 1000) for i in range(1, 7)]
     request = ExpiryRequest(older_than_ms=10_000, retain_last=1, orphan_older_than_ms=0, dry_run=False)
-    plan = plan_expiry(snapshots, [], request, RetentionPolicy(), {}, [], 20_000, {"s3://ck/q1": [2, 99]})
-    assert 2 not in plan.expire and [k.reason for k in plan.guarded if k.snapshot_id == 2] == [
-        "last processed by the streaming query checkpointed at s3://ck/q1"]
+    refs = [RefInfo("main", "branch", 6)]
+    plan = plan_expiry(snapshots, refs, request, RetentionPolicy(), {}, [], 20_000, {"s3://ck/q1": [3, 99]})
+    assert plan.expire == (1, 2)
+    reasons = {k.snapshot_id: k.reason for k in plan.guarded}
+    assert reasons[3] == "last processed by the streaming query checkpointed at s3://ck/q1"
+    assert reasons[4] == reasons[5] == "not read yet by the streaming query checkpointed at s3://ck/q1"
     assert any("needs snapshot 99, which is no longer in the table" in w for w in plan.warnings)
