@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from lakeops.exceptions import ConfigError
+from lakeops.sql_literals import literal
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _TRANSFORM = re.compile(r"^(?:(year|month|day|hour)\((\w+)\)|bucket\((\d+),\s*(\w+)\)|truncate\((\d+),\s*(\w+)\)|(\w+))$")
@@ -26,18 +27,6 @@ def partition_field_name(transform: str) -> str:
     if match.group(6):
         return f"{match.group(6)}_trunc"
     return match.group(7)
-
-
-def _literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _ts(moment: datetime) -> str:
-    return f"TIMESTAMP '{moment:%Y-%m-%d %H:%M:%S}'"
 
 
 def _as_ordinal(value: Any, unit: str) -> int:
@@ -75,7 +64,7 @@ def transform_predicate(transform: str, value: Any) -> str:
         if value is None:
             return f"{column} IS NULL"
         start, end = _time_range(unit, _as_ordinal(value, unit))
-        return f"{column} >= {_ts(start)} AND {column} < {_ts(end)}"
+        return f"{column} >= {literal(start)} AND {column} < {literal(end)}"
     if match.group(3):
         buckets, column = int(match.group(3)), match.group(4)
         return f"{column} IS NULL" if value is None else f"system.bucket({buckets}, {column}) = {int(value)}"
@@ -85,9 +74,9 @@ def transform_predicate(transform: str, value: Any) -> str:
             return f"{column} IS NULL"
         if isinstance(value, int):
             return f"{column} >= {value} AND {column} < {value + width}"
-        return f"system.truncate({width}, {column}) = {_literal(value)}"
+        return f"system.truncate({width}, {column}) = {literal(value)}"
     column = match.group(7)
-    return f"{column} IS NULL" if value is None else f"{column} = {_literal(value)}"
+    return f"{column} IS NULL" if value is None else f"{column} = {literal(value)}"
 
 
 def partition_where(partition_by: tuple[str, ...], partition_values: tuple[tuple[str, Any], ...]) -> str | None:

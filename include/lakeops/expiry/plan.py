@@ -157,7 +157,8 @@ def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], requ
                             "in the table: its next incremental run cannot start from it")
             continue
         guards.setdefault(snapshot_id, []).append(f"watermark of downstream table {consumer}")
-    live, stale = [], []
+    live: list[InflightMarker] = []
+    stale: list[InflightMarker] = []
     for marker in markers:
         (live if marker.is_live(now_ms) else stale).append(marker)
     for marker in live:

@@ -55,7 +55,7 @@ def _schema() -> Any:
 
     metadata = sa.MetaData()
     hints = {f.name: f.type for f in dataclasses.fields(HealthPoint)}
-    columns = [sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    columns: list[sa.Column[Any]] = [sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
                sa.Column("table_name", sa.String(255), nullable=False),
                sa.Column("partition", sa.String(1024), nullable=True),
                sa.Column("evaluated_at_ms", sa.BigInteger, nullable=False)]

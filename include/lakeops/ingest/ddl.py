@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lakeops.config import LakeopsConfig, TableConfig, partition_source_column
 from lakeops.schemas import BUILTIN_SCHEMAS
+from lakeops.sql_literals import properties
 
 # write.wap.enabled: batches are staged, then published once under their batch id (exactly once).
 BASE_PROPERTIES = {
@@ -27,8 +28,7 @@ def _create_sql(config: LakeopsConfig, name: str, schema: str, partition_by: tup
     sql = f"CREATE TABLE IF NOT EXISTS {config.qualified(name)} (\n  {columns}\n) USING iceberg"
     if partition_by:
         sql += f"\nPARTITIONED BY ({', '.join(spark_transform(t) for t in partition_by)})"
-    props = ", ".join(f"'{k}' = '{v}'" for k, v in BASE_PROPERTIES.items())
-    return sql + f"\nTBLPROPERTIES ({props})"
+    return sql + f"\nTBLPROPERTIES ({properties(BASE_PROPERTIES)})"
 
 
 def create_table_sql(config: LakeopsConfig, table: TableConfig) -> str:

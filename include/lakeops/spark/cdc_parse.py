@@ -50,14 +50,14 @@ def parse_changes(raw: DataFrame, schema: str) -> DataFrame:
     values = {}
     for column in BUILTIN_SCHEMAS[schema]:
         typed = F.when(is_delete, _typed("before", column.name, column.sql_type)).otherwise(_typed("after", column.name, column.sql_type))
-        image = F.when(is_delete, F.lit("before")).otherwise(F.lit("after"))
+        side = F.when(is_delete, F.lit("before")).otherwise(F.lit("after"))
         raw_value = F.when(is_delete, F.expr(f"try_variant_get(v, '$.before.{column.name}', 'variant')")).otherwise(
             F.expr(f"try_variant_get(v, '$.after.{column.name}', 'variant')"))
         present = F.when(raw_value.isNull(), F.lit(False)).otherwise(~F.call_function("is_variant_null", raw_value))
         if column.required:
-            checks.append((known_op & ~present, F.concat(F.lit("missing required field "), image, F.lit(f".{column.name}"))))
+            checks.append((known_op & ~present, F.concat(F.lit("missing required field "), side, F.lit(f".{column.name}"))))
         checks.append((known_op & present & typed.isNull(), F.concat(
-            F.lit("field "), image, F.lit(f".{column.name}: expected {column.sql_type}, got "),
+            F.lit("field "), side, F.lit(f".{column.name}: expected {column.sql_type}, got "),
             F.left(F.to_json(raw_value), F.lit(80)))))
         values[column.name] = typed
     reason = F.coalesce(*[F.when(failed, message) for failed, message in checks])

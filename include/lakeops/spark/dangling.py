@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from lakeops.compaction.model import CompactionAction
 from lakeops.health.compute import dangling_delete_paths
 from lakeops.spark.compact import ActionResult, attempt_on_conflict
+from lakeops.spark.session import jvm
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -35,7 +36,7 @@ def live_delete_files(spark: SparkSession, jtable: Any, paths: frozenset[str]) -
     snapshot = jtable.currentSnapshot()
     if snapshot is None or not paths:
         return []
-    manifest_files = spark._jvm.org.apache.iceberg.ManifestFiles
+    manifest_files = jvm(spark).org.apache.iceberg.ManifestFiles
     io, specs = jtable.io(), jtable.specs()
     found = []
     for manifest in snapshot.deleteManifests(io):
@@ -57,7 +58,7 @@ def _drop_once(spark: SparkSession, catalog: Catalog, identifier: str, qualified
     snapshot_id, paths = dangling_delete_paths(catalog.load_table(identifier))
     if not paths:
         return {"removed_delete_files_count": 0, "removed_delete_records": 0}
-    jtable = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified)
+    jtable = jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified)
     jtable.refresh()
     files = live_delete_files(spark, jtable, paths)
     log.info("dropping %d dangling delete files of %s (%d found dangling at snapshot %s)", len(files), qualified,

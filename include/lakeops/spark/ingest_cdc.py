@@ -19,6 +19,7 @@ from lakeops.spark.cdc_parse import last_change_per_key, parse_changes
 from lakeops.spark.commit import append_once
 from lakeops.spark.ingest_events import ensure_tables, existing_files, write_zonemap_after_commit
 from lakeops.spark.merge_commit import merge_once
+from lakeops.sql_literals import properties
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -53,8 +54,7 @@ def ensure_merge_on_read(spark: SparkSession, catalog: Catalog, config: LakeopsC
     props = catalog.load_table(config.identifier(table)).properties
     missing = {k: v for k, v in MERGE_ON_READ_PROPERTIES.items() if props.get(k) != v}
     if missing:
-        rendered = ", ".join(f"'{k}' = '{v}'" for k, v in missing.items())
-        spark.sql(f"ALTER TABLE {config.qualified(table)} SET TBLPROPERTIES ({rendered})")
+        spark.sql(f"ALTER TABLE {config.qualified(table)} SET TBLPROPERTIES ({properties(missing)})")
 
 
 def refuse_out_of_order(loaded: Table, plan: IngestPlan, table: str, spark_catalog: str) -> None:

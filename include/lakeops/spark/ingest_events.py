@@ -14,6 +14,7 @@ from lakeops.ingest.ddl import table_ddl
 from lakeops.ingest.plan import IngestPlan, check_ingest_mode
 from lakeops.schemas import EVENTS
 from lakeops.spark.commit import append_once
+from lakeops.spark.session import jvm
 from lakeops.staging.plan import LandedFile
 
 if TYPE_CHECKING:
@@ -52,11 +53,11 @@ def ensure_tables(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
 def landed_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[LandedFile]:
     """Data files (with sizes) in the given folders, through Hadoop's file system so any scheme works.
     Hidden files are skipped."""
-    jvm = spark.sparkContext._jvm
+    gateway = jvm(spark)
     hadoop_conf = spark.sparkContext._jsc.hadoopConfiguration()
     files = []
     for folder in dirs:
-        path = jvm.org.apache.hadoop.fs.Path(folder)
+        path = gateway.org.apache.hadoop.fs.Path(folder)
         fs = path.getFileSystem(hadoop_conf)
         if not fs.exists(path):
             continue
@@ -137,7 +138,7 @@ def count_rows(parsed: DataFrame) -> tuple[int, int, int]:
 
     counts = parsed.agg(F.count_if(F.col("reason").isNull()).alias("good"),
                         F.count_if(F.col("reason").isNotNull()).alias("bad"),
-                        F.countDistinct("source_file").alias("files")).first()
+                        F.countDistinct("source_file").alias("files")).collect()[0]
     return int(counts["good"]), int(counts["bad"]), int(counts["files"])
 
 

@@ -44,7 +44,8 @@ def svg_plot(values: list[float | None], title: str, width: int = 320, height: i
     span = (high - low) or 1.0
     pad, inner_w, inner_h = 28, width - 36, height - 24
     step = inner_w / max(1, len(values) - 1)
-    segments, current = [], []
+    segments: list[list[str]] = []
+    current: list[str] = []
     for i, value in enumerate(values):
         if value is None:
             if current:

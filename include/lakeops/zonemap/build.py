@@ -77,7 +77,8 @@ def entry_from_metrics(data_file: DataFile, snapshot_id: int, table: Table, colu
             upper=from_bytes(field.field_type, upper) if upper is not None else None,
             null_count=(data_file.null_value_counts or {}).get(field.field_id),
         )
-    partition = ",".join(str(v) for v in data_file.partition) if data_file.partition else ""
+    values = data_file.partition
+    partition = ",".join(str(values[i]) for i in range(len(values))) if values else ""
     return ZonemapEntry(data_file.file_path, snapshot_id, data_file.record_count, data_file.file_size_in_bytes,
                         partition, stats)
 

@@ -107,9 +107,10 @@ def _consolidate(table: Table, spec: TableConfig, scope_of: Callable[[list[Versi
     # Sorted by partition (time, for time-partitioned tables) in small row groups, so a reader of the
     # master on disk fetches Bloom filters only for the row groups its surviving files sit in.
     entries = sorted(kept + added, key=lambda e: (e.partition, e.file_path))
-    uri = version_uri(root, scope.level, scope.period, snapshot.sequence_number, snapshot.snapshot_id)
+    sequence = snapshot.sequence_number or 0  # a v1 snapshot's is 0
+    uri = version_uri(root, scope.level, scope.period, sequence, snapshot.snapshot_id)
     publish(uri, to_arrow(entries, types_for(table.schema())), row_group_size=MASTER_ROW_GROUP)
-    version = Version(uri, scope.level, scope.period, snapshot.snapshot_id, snapshot.sequence_number,
+    version = Version(uri, scope.level, scope.period, snapshot.snapshot_id, sequence,
                       scope.start_ms, scope.end_ms, len(entries), now_ms())
     record_version(root, version)
     log.info("zonemap %s %s of %s: published %d entries to %s", scope.level, scope.period, table.name(), len(entries), uri)

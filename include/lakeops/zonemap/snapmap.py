@@ -131,7 +131,7 @@ def zonemap_files_for_snapshots(table: Table) -> dict[str, set[int]]:
     versions = [v for v in versions if exists(v.path)]
     on_disk = list_files(root, HOURLY) + list_files(root, DAILY)
     unmapped = [p for p in on_disk if not any(_same(p, v.path) for v in versions)]
-    sequences = {s.snapshot_id: s.sequence_number for s in table.snapshots()}
+    sequences = {s.snapshot_id: s.sequence_number or 0 for s in table.snapshots()}  # a v1 snapshot's is 0
     current = table.current_snapshot()
     return files_for_snapshots(versions, unmapped, micro_files(table), sequences, current.snapshot_id if current else None)
 

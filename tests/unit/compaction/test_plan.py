@@ -49,7 +49,7 @@ def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partit
     [action] = plan_compaction(table(part(1), deleted, below), POLICY, partition_by=PARTITION_BY)
 
     assert action.kind == REWRITE_DATA and action.partition == "created_at_day=d2"
-    assert action.where == "(created_at >= TIMESTAMP '1970-01-03 00:00:00' AND created_at < TIMESTAMP '1970-01-04 00:00:00')"
+    assert action.where == "(created_at >= TIMESTAMP '1970-01-03T00:00:00+00:00' AND created_at < TIMESTAMP '1970-01-04T00:00:00+00:00')"
     assert action.reason == "deletes: 120000 deleted of 400000 rows (30%) >= delete_ratio_threshold 30%"
     assert action.strategy == "binpack" and action.sort_order is None
     assert action.input_files == 4 and action.input_delete_files == 3 and action.input_bytes == 403 * MB

@@ -19,11 +19,11 @@ def test_default_partition_field_names(transform, name):
 
 
 @pytest.mark.parametrize(("transform", "value", "sql"), [
-    ("day(created_at)", 20413, "created_at >= TIMESTAMP '2025-11-21 00:00:00' AND created_at < TIMESTAMP '2025-11-22 00:00:00'"),
-    ("day(created_at)", date(2026, 11, 21), "created_at >= TIMESTAMP '2026-11-21 00:00:00' AND created_at < TIMESTAMP '2026-11-22 00:00:00'"),
-    ("hour(t)", 1, "t >= TIMESTAMP '1970-01-01 01:00:00' AND t < TIMESTAMP '1970-01-01 02:00:00'"),
-    ("month(t)", 671, "t >= TIMESTAMP '2025-12-01 00:00:00' AND t < TIMESTAMP '2026-01-01 00:00:00'"),
-    ("year(t)", 56, "t >= TIMESTAMP '2026-01-01 00:00:00' AND t < TIMESTAMP '2027-01-01 00:00:00'"),
+    ("day(created_at)", 20413, "created_at >= TIMESTAMP '2025-11-21T00:00:00+00:00' AND created_at < TIMESTAMP '2025-11-22T00:00:00+00:00'"),
+    ("day(created_at)", date(2026, 11, 21), "created_at >= TIMESTAMP '2026-11-21T00:00:00+00:00' AND created_at < TIMESTAMP '2026-11-22T00:00:00+00:00'"),
+    ("hour(t)", 1, "t >= TIMESTAMP '1970-01-01T01:00:00+00:00' AND t < TIMESTAMP '1970-01-01T02:00:00+00:00'"),
+    ("month(t)", 671, "t >= TIMESTAMP '2025-12-01T00:00:00+00:00' AND t < TIMESTAMP '2026-01-01T00:00:00+00:00'"),
+    ("year(t)", 56, "t >= TIMESTAMP '2026-01-01T00:00:00+00:00' AND t < TIMESTAMP '2027-01-01T00:00:00+00:00'"),
     ("bucket(8, user_id)", 3, "system.bucket(8, user_id) = 3"),
     ("truncate(100, amount)", 200, "amount >= 200 AND amount < 300"),
     ("country", "it's", "country = 'it\\'s'"),
@@ -36,7 +36,7 @@ def test_transform_predicates(transform, value, sql):
 
 def test_partition_where_joins_fields_and_is_none_unpartitioned():
     assert partition_where(("day(t)", "country"), (("t_day", 0), ("country", "IT"))) == (
-        "(t >= TIMESTAMP '1970-01-01 00:00:00' AND t < TIMESTAMP '1970-01-02 00:00:00') AND (country = 'IT')")
+        "(t >= TIMESTAMP '1970-01-01T00:00:00+00:00' AND t < TIMESTAMP '1970-01-02T00:00:00+00:00') AND (country = 'IT')")
     assert partition_where((), ()) is None
 
 
