@@ -13,6 +13,7 @@ jobs (benchmarks/spark_meter.py), in benchmarks/results/<--name>.{md,json,png}.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -109,7 +110,7 @@ def main() -> None:
         for mode in MODES:
             plan = plan_from_catalog(catalog, config, "user_activity_hourly", full=(mode == "full"))
             assert plan.mode == mode, plan
-            cost, result = measure(spark, lambda: run_etl(spark, catalog, config, plan))
+            cost, result = measure(spark, functools.partial(run_etl, spark, catalog, config, plan))
             if mode == "incremental":
                 r = plan.ranges[0]
                 added, added_files = _range_bytes(catalog.load_table(config.identifier("events")), r.start_snapshot_id, r.end_snapshot_id)

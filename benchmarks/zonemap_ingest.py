@@ -117,7 +117,8 @@ def run_ingest_rounds(spark: SparkSession, config: LakeopsConfig, start: datetim
             before = _commits(config, v.table)
             began = time.perf_counter()
             with ThreadPoolExecutor(writers) as pool:
-                done = list(pool.map(lambda k: _writer(sessions[v.name][k], config, v, intervals[k::writers]), range(writers)))
+                done = list(pool.map(_writer, sessions[v.name], [config] * writers, [v] * writers,
+                                     [intervals[k::writers] for k in range(writers)]))
             seconds = time.perf_counter() - began
             result = Round(v.name, r, writers, per_round, sum(d[0] for d in done), seconds, _commits(config, v.table) - before,
                            sum(d[1] for d in done), sum(d[2] for d in done))

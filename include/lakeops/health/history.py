@@ -1,11 +1,5 @@
 """Health history: every evaluation stored as rows of one SQL table, so trends can be plotted.
 
-Why a SQL table and not an Iceberg table: sensors evaluate every few minutes per table, and an
-Iceberg append per evaluation would be a commit, a snapshot and a tiny data file each time: the
-very small-file and snapshot growth this package exists to fight, plus commit conflicts between
-concurrent sensors (pyiceberg does not retry commits). A row insert is cheap, concurrent writers
-are the database's business, and "this table's last 7 days" is an indexed range read.
-
 Where: `health.history_url` (a SQLAlchemy URL) when set, else the embedded catalog's SQLite
 database (the file both Spark and pyiceberg already use). A REST catalog has no database of
 ours, so it needs history_url (e.g. the Postgres Airflow uses, a dedicated schema).

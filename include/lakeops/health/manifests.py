@@ -122,8 +122,7 @@ def read_live_files(io: FileIO, manifest: ManifestFile) -> list[LiveFile]:
 
 
 MANIFEST_CACHE_FILES = 100_000
-"""Live files the cache holds at most, over all manifests: about 60 MB (0.6 KB a file,
-benchmarks/results/health_poke.md)."""
+"""Live files the cache holds at most, over all manifests."""
 
 
 class ManifestCache:

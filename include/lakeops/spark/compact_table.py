@@ -47,7 +47,8 @@ def run_compaction(spark: SparkSession, config: LakeopsConfig, table: str, plan:
     loaded = catalog.load_table(identifier)
     before = health_figures(compute_health(loaded, spec.compaction))
     result: dict[str, Any] = {"table": spec.name, "run_id": run_id, "dry_run": dry_run, "before": before,
-                              "deferred": [{"partition": a.partition, "reason": a.reason} for a in plan.deferred]}
+                              "deferred": [{"partition": a.partition, "reason": a.reason, "skipped": a.skipped}
+                                           for a in plan.deferred]}
     current = loaded.current_snapshot()
     if dry_run or not plan.actions or current is None:
         result.update(status="dry_run" if dry_run else "nothing_to_do",

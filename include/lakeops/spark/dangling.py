@@ -3,8 +3,7 @@
 Which files are dangling comes from lakeops.health (pyiceberg, the manifests only): position
 delete files and deletion vectors that apply to no live data file. The commit is Iceberg's own
 RewriteFiles removing those delete files, made through the Spark session's catalog so Spark's
-cached table sees it. Iceberg's remove-dangling-deletes option finds such files with two Spark
-jobs over the whole table's entries; this reads the delete manifests once, on the driver.
+cached table sees it.
 
 Removing a dangling delete file never changes what a reader sees, whatever commits land
 meanwhile: a data file committed later has a newer data sequence number, or a path the delete

@@ -136,7 +136,7 @@ def test_planners_do_not_import_pyspark():
 def test_batch_interval_reads_back_what_batch_id_writes():
     from lakeops.ingest.plan import batch_id, batch_interval
 
-    start, end = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc), datetime(2026, 11, 21, 10, 5, tzinfo=timezone.utc)
+    start, end = datetime(2026, 11, 21, 10, 0, tzinfo=UTC), datetime(2026, 11, 21, 10, 5, tzinfo=UTC)
     assert batch_interval(batch_id("users", start, end)) == ("users", start, end)
     assert batch_interval("users@20261121T100000Z-20261121T100500Z") == ("users", start, end)
     for other in ("events@stream-3f2a-17", "users", "users@20261121T100000Z", "@20261121T100000Z-20261121T100500Z",
@@ -149,7 +149,7 @@ def test_first_batch_not_before_finds_the_oldest_later_interval_of_the_table():
 
     newest_first = ["users@20261121T101000Z-20261121T101500Z", "orders@20261121T100500Z-20261121T101000Z",
                     "events@stream-q-4", "users@20261121T100500Z-20261121T101000Z", "users@20261121T100000Z-20261121T100500Z"]
-    at = lambda h, m: datetime(2026, 11, 21, h, m, tzinfo=timezone.utc)  # noqa: E731
+    at = lambda h, m: datetime(2026, 11, 21, h, m, tzinfo=UTC)  # noqa: E731
     assert first_batch_not_before(newest_first, "users", at(10, 15)) is None      # the next interval: in order
     assert first_batch_not_before(newest_first, "users", at(10, 10)) == 0         # 10:10-10:15 is already there
     assert first_batch_not_before(newest_first, "users", at(10, 0)) == 4          # oldest later one: 10:00-10:05
