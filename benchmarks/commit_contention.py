@@ -100,8 +100,9 @@ def run(work_dir: Path, sizes: Sizes) -> Report:
                  ", ".join(f"{v.mode} x{v.writers}" for v in variants))
         rounds = run_rounds(spark, config, variants, spans, [g.good for g in landed], sizes.batches_per_writer,
                             RetryLog(log_path))
-        log.info("B: staging %d shares of one interval once, for the commit-only rounds", max(sizes.writers) * sizes.batches_per_writer)
-        units = stage_units(spark, config, *commit_span, max(sizes.writers) * sizes.batches_per_writer)
+        shares = max(sizes.writers) * sizes.batches_per_writer
+        log.info("B: staging %d shares of one interval once, for the commit-only rounds", shares)
+        units = stage_units(spark, config, *commit_span, shares)
     finally:
         spark.stop()
     commit_rounds = run_commit_rounds(config, variants, units, sizes.batches_per_writer, sizes.rounds)
@@ -186,7 +187,8 @@ def _plot_row(axes, summaries: list[Summary], writers: list[int], part: str, log
 
     x = np.arange(len(writers))
     by = {(s.mode, s.writers): s for s in summaries}
-    panels = (("rows committed / s (median)", lambda s: s.rows_per_s), ("Iceberg commits / s (median)", lambda s: s.commits_per_s),
+    panels = (("rows committed / s (median)", lambda s: s.rows_per_s),
+              ("Iceberg commits / s (median)", lambda s: s.commits_per_s),
               ("commit retries + failed commits (all rounds)", lambda s: s.retries + s.failed))
     for ax, (title, value) in zip(axes, panels, strict=False):
         for i, (mode, color) in enumerate(zip(MODES, ("tab:red", "tab:green"), strict=False)):
@@ -196,7 +198,8 @@ def _plot_row(axes, summaries: list[Summary], writers: list[int], part: str, log
                 for bar, w in zip(bars, writers, strict=False):
                     s = by.get((mode, w))
                     if s is not None and s.speedup:
-                        ax.annotate(f"{s.speedup:.1f}x", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom")
+                        ax.annotate(f"{s.speedup:.1f}x", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                                    ha="center", va="bottom")
         ax.set_xticks(x, [f"{w} writers" for w in writers])
         if log_rows and ax is axes[0]:
             ax.set_yscale("log")

@@ -107,7 +107,8 @@ def commit_round(config: LakeopsConfig, variant: Variant, units: list[list[dict]
         with ProcessPoolExecutor(variant.writers, mp_context=multiprocessing.get_context("spawn")) as pool:
             list(pool.map(_ready, [config] * variant.writers))
             began = time.perf_counter()
-            work = [[(f"r{number}.b{j:03d}", groups[j]) for j in range(k * batches, (k + 1) * batches)] for k in range(variant.writers)]
+            work = [[(f"r{number}.b{j:03d}", groups[j]) for j in range(k * batches, (k + 1) * batches)]
+                    for k in range(variant.writers)]
             for done in pool.map(_commit_batches, [config] * variant.writers, [identifier] * variant.writers, work):
                 retries, failed, errors = retries + done["retries"], failed + done["failed"], errors + done["errors"]
             seconds = time.perf_counter() - began

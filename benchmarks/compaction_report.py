@@ -75,8 +75,8 @@ def report(result: dict[str, Any]) -> str:
     fresh = {q: {m: statistics.median(p["query"][q]["fresh"][m] for p in series) for m in ("cpu_s", "wall_s")}
              for q in QUERIES}
     return (
-        f"{args['hours']:g} simulated hours; `orders` partitioned by {args.get('partition_by', 'day(created_at)')}: an initial snapshot of "
-        f"{result['snapshot_orders']:,} orders over {args['history_days']} days, then {_rate(args)} "
+        f"{args['hours']:g} simulated hours; `orders` partitioned by {args.get('partition_by', 'day(created_at)')}: "
+        f"an initial snapshot of {result['snapshot_orders']:,} orders over {args['history_days']} days, then {_rate(args)} "
         f"({result['changes']}), order updates and deletes skewed to recent days (Zipf exponent "
         f"{args['skew']} on the age in days), applied every 5 minutes by the CDC ingest job. {result['rows']:,} live "
         f"orders at the end; every table holds them all: {'yes' if result['keys_match'] else 'NO'}; identical rows: "

@@ -51,8 +51,10 @@ def events_frame(spark: SparkSession, first_id: int, rows: int, start: datetime,
     sessions = max(1, rows // SESSION_EVENTS)
     session = (F.col("id") / F.lit(SESSION_EVENTS)).cast("bigint")
     first_session = first_id // SESSION_EVENTS
-    opens = F.lit(_micros(start)) + ((session - F.lit(first_session)) * F.lit((_micros(end) - _micros(start)) / sessions)).cast("bigint")
-    step = (F.col("id") % F.lit(SESSION_EVENTS)) * F.lit(120_000_000) + (_uniform(F.col("id"), seed, 1) * F.lit(60_000_000)).cast("bigint")
+    session_gap = F.lit((_micros(end) - _micros(start)) / sessions)
+    opens = F.lit(_micros(start)) + ((session - F.lit(first_session)) * session_gap).cast("bigint")
+    step = ((F.col("id") % F.lit(SESSION_EVENTS)) * F.lit(120_000_000)
+            + (_uniform(F.col("id"), seed, 1) * F.lit(60_000_000)).cast("bigint"))
     delay = (-F.log(F.lit(1.0) - _uniform(session, seed, 2)) * F.lit(mean_lateness_s * 1_000_000)).cast("bigint")
     late = _uniform(session, seed, 3) < F.lit(late_share)
     micros = opens + step - F.when(late, delay).otherwise(F.lit(0))

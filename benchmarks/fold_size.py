@@ -88,8 +88,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"repeat {repeat + 1} of {args.repeats} done", flush=True)
     spark.stop()
     shutil.rmtree(work, ignore_errors=True)
-    return {"args": vars(args), "tables": {str(rows): {k: v for k, v in spec.items() if k in ("data_files", "delete_files", "bytes")}
-                                           for rows, spec in tables.items()},
+    kept = ("data_files", "delete_files", "bytes")
+    return {"args": vars(args),
+            "tables": {str(rows): {k: v for k, v in spec.items() if k in kept} for rows, spec in tables.items()},
             "runs": {str(rows): r for rows, r in runs.items()}}
 
 

@@ -113,27 +113,31 @@ def main() -> None:
             cost, result = measure(spark, functools.partial(run_etl, spark, catalog, config, plan))
             if mode == "incremental":
                 r = plan.ranges[0]
-                added, added_files = _range_bytes(catalog.load_table(config.identifier("events")), r.start_snapshot_id, r.end_snapshot_id)
+                events_table = catalog.load_table(config.identifier("events"))
+                added, added_files = _range_bytes(events_table, r.start_snapshot_id, r.end_snapshot_id)
                 cost = Cost(cost.seconds, cost.scanned_bytes + added, cost.scanned_files + added_files, cost.spark_jobs)
             samples[mode].append(cost)
             rep_row[mode] = {**cost.__dict__, "status": result.status, "keys": result.keys}
-            print(f"rep {rep + 1}: {mode:<11} {cost.seconds:7.2f} s {cost.scanned_bytes / 1e6:9.2f} MB in {cost.scanned_files} files, "
-                  f"{cost.spark_jobs} Spark jobs ({result.status}, {result.keys:,} keys)", flush=True)
+            print(f"rep {rep + 1}: {mode:<11} {cost.seconds:7.2f} s {cost.scanned_bytes / 1e6:9.2f} MB "
+                  f"in {cost.scanned_files} files, {cost.spark_jobs} Spark jobs ({result.status}, {result.keys:,} keys)",
+                  flush=True)
         reps.append(rep_row)
     load_after = os.getloadavg()
     spark.stop()
     shutil.rmtree(base, ignore_errors=True)
 
-    med = {m: {k: statistics.median(getattr(c, k) for c in samples[m]) for k in ("seconds", "scanned_bytes", "scanned_files", "spark_jobs")}
-           for m in MODES}
+    figures = ("seconds", "scanned_bytes", "scanned_files", "spark_jobs")
+    med = {m: {k: statistics.median(getattr(c, k) for c in samples[m]) for k in figures} for m in MODES}
     ratio = {k: med["incremental"][k] / max(med["full"][k], 1e-9) for k in ("seconds", "scanned_bytes")}
     # The same ratios per repetition (incremental and full back to back, under the same load), then their median.
-    paired = {k: statistics.median(getattr(i, k) / max(getattr(f, k), 1e-9) for i, f in zip(samples["incremental"], samples["full"], strict=False))
+    pairs = list(zip(samples["incremental"], samples["full"], strict=False))
+    paired = {k: statistics.median(getattr(i, k) / max(getattr(f, k), 1e-9) for i, f in pairs)
               for k in ("seconds", "scanned_bytes")}
     rows = [[m, f"{med[m]['seconds']:.2f}", f"{med[m]['scanned_bytes'] / 1e6:.2f}", f"{med[m]['scanned_files']:.0f}",
              f"{med[m]['spark_jobs']:.0f}"] for m in MODES]
     rows.append(["incremental / full (of the medians)", f"{ratio['seconds']:.1%}", f"{ratio['scanned_bytes']:.1%}", "", ""])
-    rows.append(["incremental / full (median per repetition)", f"{paired['seconds']:.1%}", f"{paired['scanned_bytes']:.1%}", "", ""])
+    rows.append(["incremental / full (median per repetition)", f"{paired['seconds']:.1%}", f"{paired['scanned_bytes']:.1%}",
+                 "", ""])
     table = markdown_table(["run", "wall time (s)", "MB scanned", "files scanned", "Spark jobs"], rows)
     setup = (f"`user_activity_hourly` from `events`: {args.days * args.rows_per_day:,} events over {args.days} day partitions "
              f"({args.users:,} users, sessions of 8 events), then per repetition {args.new_share:.0%} new events "

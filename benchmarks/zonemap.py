@@ -130,8 +130,9 @@ def render(report: Report) -> str:
         "",
         f"The same landed events ({s.events_per_minute:,} a minute, 20,000 Zipf users, 0.5% bad lines) ingested into one table "
         f"per variant: {s.rounds} round(s) x {s.writers} concurrent writers x {s.batches_per_writer} batch(es) of "
-        f"{s.batch_minutes} minutes each, fresh intervals every round, variants in rotating order, after one untimed warm-up round. Writers are threads with a "
-        "Spark session each on one local Spark; every batch is lakeops' ingest (parse, quarantine, stage, publish). "
+        f"{s.batch_minutes} minutes each, fresh intervals every round, variants in rotating order, after one untimed "
+        "warm-up round. Writers are threads with a Spark session each on one local Spark; every batch is lakeops' ingest "
+        "(parse, quarantine, stage, publish). "
         "The master baseline stages the same way, builds the same entries, then under the table's commit lock reads the "
         "master, appends its entries, writes it and publishes batch + master pointer in one Iceberg transaction. "
         "'seeded' starts the master with the small-file table's entries.",
@@ -141,8 +142,8 @@ def render(report: Report) -> str:
         "## B. Selective reads on a table of many small files",
         "",
         f"{t.files:,} Parquet files ({t.rows:,} rows, one file per micro-batch over {s.days} days, sorted by event_time), "
-        f"registered in {t.commits:,} commits ({s.commit_hours} h of batches each) with pyiceberg add_files, one lakeops micro zonemap per commit, then the daily "
-        f"consolidation of all but the last {s.hot_hours} h into the master ({build}). "
+        f"registered in {t.commits:,} commits ({s.commit_hours} h of batches each) with pyiceberg add_files, one lakeops "
+        f"micro zonemap per commit, then the daily consolidation of all but the last {s.hot_hours} h into the master ({build}). "
         f"Hot: ranges ending at the table's newest data (zonemap entries of the last {s.hot_hours} h in memory); cold: "
         f"ranges 7 to 14 days back (entries in the daily master on disk, read per lookup). Median of {s.repetitions} "
         "repetition(s) after a warm-up. Files and bytes: spark from the Iceberg scan metrics (resultDataFiles, "

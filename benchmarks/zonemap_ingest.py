@@ -77,7 +77,8 @@ def _commits(config: LakeopsConfig, table: str) -> int:
     return sum(int(loc.rsplit("/", 1)[1].split("-", 1)[0]) for loc in locations)
 
 
-def _writer(session: SparkSession, config: LakeopsConfig, variant: Variant, intervals: list[tuple[datetime, datetime]]) -> tuple[int, float, float]:
+def _writer(session: SparkSession, config: LakeopsConfig, variant: Variant,
+            intervals: list[tuple[datetime, datetime]]) -> tuple[int, float, float]:
     rows, waited, held = 0, 0.0, 0.0
     for start, end in intervals:
         plan = plan_ingest(config, variant.table, start, end)

@@ -97,7 +97,8 @@ def publish_with_master(spark: SparkSession, config: LakeopsConfig, table_name: 
     return got - asked, held, master.num_rows
 
 
-def ingest_with_master(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan) -> tuple[IngestResult, float, float]:
+def ingest_with_master(spark: SparkSession, config: LakeopsConfig, table: str,
+                       plan: IngestPlan) -> tuple[IngestResult, float, float]:
     """lakeops' ingest (run_ingest) step for step, with the master published in the data's commit.
     Returns the result and the seconds waited for and held the commit lock."""
     from pyspark.sql import functions as F

@@ -95,7 +95,8 @@ def pick_user(counts: pa.Table, window: pa.Table) -> int:
     """A user active in the window, of median activity over the whole table (neither the
     Zipf head, who is in every file, nor a one-off)."""
     active = set(window.column("user_id").to_pylist())
-    ranked = sorted((n, u) for u, n in zip(counts.column("user_id").to_pylist(), counts.column("n").to_pylist(), strict=False) if u in active)
+    users, totals = counts.column("user_id").to_pylist(), counts.column("n").to_pylist()
+    ranked = sorted((n, u) for u, n in zip(users, totals, strict=False) if u in active)
     return ranked[len(ranked) // 2][1]
 
 
@@ -253,7 +254,8 @@ def index_memory(table: Table) -> IndexMemory:
     return IndexMemory(stats.files, stats.bytes, stats.max_bytes, len(hot), master_entries, master_bytes)
 
 
-def run_reads(spark: SparkSession, qualified: str, table: Table, now: datetime, repetitions: int) -> tuple[list[Measure], list[Query]]:
+def run_reads(spark: SparkSession, qualified: str, table: Table, now: datetime,
+              repetitions: int) -> tuple[list[Measure], list[Query]]:
     live = {t.file.file_path: t for t in table.scan().plan_files()}
     by_local = {_local(p): p for p in live}
     began = time.perf_counter()

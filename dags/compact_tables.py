@@ -19,7 +19,8 @@ more than `compaction.max_bytes_per_run_mb` per run; deferred partitions wait fo
 
 Each sensor checks once per scheduled run (the schedule is the poke interval): over threshold it
 succeeds with the partitions as XCom, below it soft-fails (skipped), and when all three are
-skipped the run ends without planning or Spark. Params: `table` (a table of lakeops.yaml), `dry_run` (plan and report, rewrite nothing).
+skipped the run ends without planning or Spark. Params: `table` (a table of lakeops.yaml),
+`dry_run` (plan and report, rewrite nothing).
 
 `compact_on_health` makes the same checks in the triggerer instead, without check runs: run one of the two.
 """

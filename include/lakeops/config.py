@@ -104,7 +104,8 @@ class ZonemapConfig:
     """Bound of the in-memory (hot) micro/hourly entries per process; older ranges are read from the daily master on disk."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.hot_memory_mb, bool) or not isinstance(self.hot_memory_mb, int) or not 1 <= self.hot_memory_mb <= 65536:
+        memory = self.hot_memory_mb
+        if isinstance(memory, bool) or not isinstance(memory, int) or not 1 <= memory <= 65536:
             raise ConfigError(f"zonemap.hot_memory_mb: {self.hot_memory_mb!r} must be a whole number of MiB between 1 and 65536; "
                               "64 holds the entries of about 100,000 files")
 
@@ -141,7 +142,8 @@ class CompactionPolicy:
 
     def __post_init__(self) -> None:
         if self.target_file_size_mb <= 0:
-            raise ConfigError(f"compaction.target_file_size_mb: {self.target_file_size_mb} must be positive; 128 is Iceberg's default")
+            raise ConfigError(f"compaction.target_file_size_mb: {self.target_file_size_mb} must be positive; "
+                              "128 is Iceberg's default")
         for key in ("small_file_fraction", "delete_ratio_threshold"):
             value = getattr(self, key)
             if not 0 < value <= 1:
@@ -177,7 +179,8 @@ class RetentionPolicy:
 
     def __post_init__(self) -> None:
         if self.min_snapshots < 1:
-            raise ConfigError(f"retention.min_snapshots: {self.min_snapshots} must be at least 1; the current snapshot is always kept")
+            raise ConfigError(f"retention.min_snapshots: {self.min_snapshots} must be at least 1; "
+                              "the current snapshot is always kept")
         if self.orphan_min_age_hours < 24:
             raise ConfigError(
                 f"retention.orphan_min_age_hours: {self.orphan_min_age_hours} is shorter than the safe minimum of 24 hours; "
@@ -313,20 +316,24 @@ class TableConfig:
         columns += list(self.sort_by) + list(self.zonemap.columns) + list(self.zonemap.bloom_columns)
         for column in columns:
             if column not in known:
-                raise ConfigError(f"{where}: column {column!r} is not in schema {self.schema!r}; known columns: {', '.join(known)}")
+                raise ConfigError(f"{where}: column {column!r} is not in schema {self.schema!r}; "
+                                  f"known columns: {', '.join(known)}")
         if not set(self.zonemap.bloom_columns) <= set(self.zonemap.columns):
-            raise ConfigError(f"{where}.zonemap.bloom_columns: {list(self.zonemap.bloom_columns)} must also be listed in zonemap.columns")
+            raise ConfigError(f"{where}.zonemap.bloom_columns: {list(self.zonemap.bloom_columns)} must also be listed "
+                              "in zonemap.columns")
         if self.freshness_sla_minutes < 1:
             raise ConfigError(f"{where}.freshness_sla_minutes: {self.freshness_sla_minutes} must be at least 1")
         if self.ingest_interval_minutes < 1 or 60 % self.ingest_interval_minutes:
-            raise ConfigError(f"{where}.ingest_interval_minutes: {self.ingest_interval_minutes} must divide an hour (1, 2, 5, 10, 15, 30, 60)")
+            raise ConfigError(f"{where}.ingest_interval_minutes: {self.ingest_interval_minutes} must divide an hour "
+                              "(1, 2, 5, 10, 15, 30, 60)")
         if self.ingest.mode == "streaming" and self.schema not in STAGED_SCHEMAS:
             raise ConfigError(f"{where}.ingest.mode: 'streaming' reads landed events (schema events), but this table has "
                               f"schema {self.schema!r}, which the CDC ingest merges or the ETL writes; use mode: batch")
         if self.ingest.commit_mode == "staged":
             if self.schema not in STAGED_SCHEMAS:
-                raise ConfigError(f"{where}.ingest.commit_mode: 'staged' ingests landed events (schema events), but this table has "
-                                  f"schema {self.schema!r}, which the CDC ingest merges or the ETL writes; use commit_mode: direct")
+                raise ConfigError(f"{where}.ingest.commit_mode: 'staged' ingests landed events (schema events), but this "
+                                  f"table has schema {self.schema!r}, which the CDC ingest merges or the ETL writes; "
+                                  "use commit_mode: direct")
             if self.ingest.staging_max_age_hours >= self.retention.orphan_min_age_hours:
                 raise ConfigError(f"{where}.ingest.staging_max_age_hours: {self.ingest.staging_max_age_hours:g} is not below "
                                   f"retention.orphan_min_age_hours {self.retention.orphan_min_age_hours}; orphan removal could "
@@ -360,7 +367,8 @@ class AlertsConfig:
             raise ConfigError(f"alerts.default_deadline_minutes: {self.default_deadline_minutes} must be at least 1")
         for key in ("webhook_conn_id", "email_conn_id"):
             if not getattr(self, key).strip():
-                raise ConfigError(f"alerts.{key}: must name an Airflow connection id (a missing connection turns the channel off)")
+                raise ConfigError(f"alerts.{key}: must name an Airflow connection id "
+                                  "(a missing connection turns the channel off)")
 
     def deadline_for(self, kind: str) -> int:
         """Minutes a run of this DAG kind may take; the default for kinds not listed."""
@@ -401,7 +409,8 @@ class LakeopsConfig:
         try:
             return self.tables[name]
         except KeyError:
-            raise ConfigError(f"table {name!r} is not in the config file; configured tables: {', '.join(self.tables) or 'none'}") from None
+            raise ConfigError(f"table {name!r} is not in the config file; "
+                              f"configured tables: {', '.join(self.tables) or 'none'}") from None
 
     def identifier(self, table: str) -> str:
         """namespace.table, as pyiceberg names it, with the table name validated."""
@@ -508,7 +517,8 @@ def load_config(path: str | Path | None = None) -> LakeopsConfig:
     try:
         text = config_path.read_text()
     except OSError as e:
-        raise ConfigError(f"config file {str(config_path)!r} cannot be read ({e.strerror}); set {CONFIG_ENV} to the path of lakeops.yaml") from e
+        raise ConfigError(f"config file {str(config_path)!r} cannot be read ({e.strerror}); "
+                          f"set {CONFIG_ENV} to the path of lakeops.yaml") from e
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
@@ -524,7 +534,8 @@ def load_alerts_config(path: str | Path | None = None) -> AlertsConfig:
     try:
         mtime = config_path.stat().st_mtime_ns
     except OSError as e:
-        raise ConfigError(f"config file {str(config_path)!r} cannot be read ({e.strerror}); set {CONFIG_ENV} to the path of lakeops.yaml") from e
+        raise ConfigError(f"config file {str(config_path)!r} cannot be read ({e.strerror}); "
+                          f"set {CONFIG_ENV} to the path of lakeops.yaml") from e
     return _alerts_config_cached(str(config_path.resolve()), mtime)
 
 

@@ -44,7 +44,8 @@ def test_summaries_take_medians_per_variant_and_staged_over_direct_ratios():
 @pytest.mark.spark
 def test_commit_path_rounds_commit_every_staged_file_once_per_variant(spark, tmp_path):
     variants = [Variant("direct", 2), Variant("staged", 2)]
-    config = bench_config(tmp_path, {SOURCE: events_table(NO_ZONEMAP), **{table_name(v): events_table(NO_ZONEMAP) for v in variants}})
+    tables = {SOURCE: events_table(NO_ZONEMAP), **{table_name(v): events_table(NO_ZONEMAP) for v in variants}}
+    config = bench_config(tmp_path, tables)
     with_catalog(spark, config)
     catalog = load_catalog(config.catalog)
     for name in config.tables:

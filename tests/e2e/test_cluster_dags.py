@@ -153,7 +153,8 @@ def test_cdc_and_compaction_dags_on_the_cluster(stack):
     assert str(run.state) == "success" and states["compact"] == "success", states
     after = table_health(config, "orders")
     print(f"compact_tables on the cluster: data files {before.data_files} -> {after.data_files}, applied delete files "
-          f"{before.applied_delete_files} -> {after.applied_delete_files}, read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
+          f"{before.applied_delete_files} -> {after.applied_delete_files}, "
+          f"read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
     assert after.applied_delete_files < before.applied_delete_files and after.read_amp_files < before.read_amp_files
     orders = load_catalog(config.catalog).load_table(config.identifier("orders"))
     assert orders.current_snapshot().summary.operation.value in ("replace", "delete")  # a rewrite, not a write

@@ -130,7 +130,8 @@ def retained_by_rules(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo]
                 break
         # the rest of the branch's ancestry counts as referenced: no age rule keeps it
         on_branch.update(a.snapshot_id for a in _ancestors(ref.snapshot_id, by_id))
-    keep.update(s.snapshot_id for s in by_id.values() if s.snapshot_id not in on_branch and s.timestamp_ms >= request.older_than_ms)
+    keep.update(s.snapshot_id for s in by_id.values()
+                if s.snapshot_id not in on_branch and s.timestamp_ms >= request.older_than_ms)
     return keep
 
 

@@ -37,7 +37,8 @@ def parse_changes(raw: DataFrame, schema: str) -> DataFrame:
     checks = [
         (~parsed, F.lit("malformed JSON: not a parseable JSON document")),
         (parsed & op.isNull(), F.lit("missing required field op")),
-        (parsed & op.isNotNull() & ~known_op, F.concat(F.lit(f"field op: expected one of {', '.join(OPS)}, got "), F.left(op, F.lit(20)))),
+        (parsed & op.isNotNull() & ~known_op,
+         F.concat(F.lit(f"field op: expected one of {', '.join(OPS)}, got "), F.left(op, F.lit(20)))),
         (parsed & lsn.isNull(), F.lit("missing or non-integer field source.lsn (orders the changes)")),
     ]
     image_present = {}
@@ -49,7 +50,8 @@ def parse_changes(raw: DataFrame, schema: str) -> DataFrame:
     checks.append((known_op & ~is_delete & ~image_present["after"], F.concat(F.lit("op "), op, F.lit(" without an after image"))))
     values = {}
     for column in BUILTIN_SCHEMAS[schema]:
-        typed = F.when(is_delete, _typed("before", column.name, column.sql_type)).otherwise(_typed("after", column.name, column.sql_type))
+        typed = F.when(is_delete, _typed("before", column.name, column.sql_type)).otherwise(
+            _typed("after", column.name, column.sql_type))
         side = F.when(is_delete, F.lit("before")).otherwise(F.lit("after"))
         raw_value = F.when(is_delete, F.expr(f"try_variant_get(v, '$.before.{column.name}', 'variant')")).otherwise(
             F.expr(f"try_variant_get(v, '$.after.{column.name}', 'variant')"))

@@ -111,13 +111,15 @@ def attempt_on_conflict(result: ActionResult, attempts: int, subject: str, attem
 
 def run_action(spark: SparkSession, catalog: str, table: str, action: CompactionAction,
                attempts: int = DEFAULT_ATTEMPTS) -> ActionResult:
-    result = ActionResult(action.kind, action.partition, list(action.partitions or ([action.partition] if action.partition else [])))
+    partitions = list(action.partitions or ([action.partition] if action.partition else []))
+    result = ActionResult(action.kind, action.partition, partitions)
     subject = f"compaction of {table} {action.partition or '(table)'}"
     started = time.monotonic()
 
     def attempt(n: int) -> bool:
         retry = n > 1  # attempts after the first follow a conflict
-        spark.sparkContext.setJobDescription(f"lakeops compact {table} {action.partition or '(table)'}: {action.kind} attempt {n}")
+        spark.sparkContext.setJobDescription(
+            f"lakeops compact {table} {action.partition or '(table)'}: {action.kind} attempt {n}")
         log.info("%s: %s (attempt %d of %d%s)", subject, action.kind, n, attempts,
                  ", retry options" if retry and action.retry_options else "")
         row = spark.sql(procedure_sql(catalog, table, action, retry=retry)).first()

@@ -140,8 +140,8 @@ def run_expiry(spark: SparkSession, config: LakeopsConfig, table_name: str, requ
     markers = read_markers(location)
     plan = plan_expiry(snapshots, refs_of(table), request, spec.retention,
                        downstream_watermarks(catalog, config, table_name), markers, now_ms)
-    log.info("expiry %s: %d snapshots, %d to expire (older than %s, retain last %d), %d kept by guards, %d refs, %d stale markers",
-             qualified, len(snapshots), len(plan.expire), iso(request.older_than_ms), plan.retain_last,
+    log.info("expiry %s: %d snapshots, %d to expire (older than %s, retain last %d), %d kept by guards, %d refs, "
+             "%d stale markers", qualified, len(snapshots), len(plan.expire), iso(request.older_than_ms), plan.retain_last,
              len(plan.guarded), len(plan.refs_kept), len(plan.stale_markers))
     for kept in plan.guarded:
         log.info("expiry %s: keeping snapshot %s: %s", qualified, kept.snapshot_id, kept.reason)

@@ -118,7 +118,8 @@ def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: Inge
     written: dict[str, list[dict]] = {}
     if share:
         spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}: parse and write {len(share)} files")
-        written = write_staged_files(spark, config, read_landed(spark, share), table, plan.batch_id, events, quarantine, data_dirs)
+        written = write_staged_files(spark, config, read_landed(spark, share), table, plan.batch_id, events, quarantine,
+                                     data_dirs)
     rows = sum(f["record_count"] for f in written.get(spec.name, []))
     quarantined = sum(f["record_count"] for f in written.get(spec.quarantine_name, []))
     data_files = sum(len(f) for f in written.values())

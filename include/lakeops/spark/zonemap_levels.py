@@ -57,7 +57,8 @@ def spark_reader(spark: SparkSession):
     return read
 
 
-def run_consolidation(spark: SparkSession, config: LakeopsConfig, table: str, level: str, when: datetime | date) -> ConsolidationResult:
+def run_consolidation(spark: SparkSession, config: LakeopsConfig, table: str, level: str,
+                      when: datetime | date) -> ConsolidationResult:
     spec = config.table(table)
     loaded = load_catalog(config.catalog).load_table(config.identifier(spec.name))
     spark.sparkContext.setJobDescription(f"lakeops zonemap {level} {table} {when}")
@@ -88,7 +89,8 @@ def job_main(argv: list[str], level: str) -> int:
     def body() -> dict:
         config = load_config(args.config)
         if not config.table(args.table).zonemap.columns:
-            raise ConfigError(f"tables.{args.table}.zonemap.columns is empty: the table has no zonemap to consolidate; list its columns")
+            raise ConfigError(f"tables.{args.table}.zonemap.columns is empty: the table has no zonemap to consolidate; "
+                              "list its columns")
         when = parse(getattr(args, arg))
         spark = build_session(config, f"lakeops zonemap {level} {args.table}")
         return run_consolidation(spark, config, args.table, level, when).as_dict()

@@ -54,7 +54,8 @@ def data_file_from_dict(data: dict[str, Any], partition_type: StructType) -> Dat
     if len(data["partition"]) != len(fields):
         raise IngestError(f"staged file {data['path']} has {len(data['partition'])} partition values but the table's "
                           f"partition spec has {len(fields)}; the spec changed since it was written: re-run the writers")
-    partition = Record(*[None if v is None else from_bytes(_value_type(f), bytes.fromhex(v)) for f, v in zip(fields, data["partition"], strict=False)])
+    partition = Record(*[None if v is None else from_bytes(_value_type(f), bytes.fromhex(v))
+                         for f, v in zip(fields, data["partition"], strict=False)])
     metrics: dict[str, Any] = {name: {int(k): int(v) for k, v in data[name].items()} for name in _COUNTS}
     metrics.update({name: {int(k): bytes.fromhex(v) for k, v in data[name].items()} for name in _BOUNDS})
     data_file = DataFile.from_args(

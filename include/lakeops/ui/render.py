@@ -105,7 +105,8 @@ def _sla(view: TableHealthView) -> str:
     text = f"<span class='{css}' id='sla-state'>{escape(label)}</span>"
     if sla.get("freshness_sla_minutes"):
         age = sla.get("last_commit_age_seconds")
-        text += f": last commit {format_duration(age) + ' ago' if age is not None else 'never'}, SLA {sla['freshness_sla_minutes']} min"
+        last = format_duration(age) + " ago" if age is not None else "never"
+        text += f": last commit {last}, SLA {sla['freshness_sla_minutes']} min"
         if state == "missed" and age is not None:
             text += f", {format_duration(sla.get('late_seconds', 0))} late"
     rows = "".join(

@@ -72,7 +72,8 @@ class ConsolidationResult:
         return out
 
 
-def reconcile_entries(existing: list[ZonemapEntry], live: list[LiveFile], scope: Scope) -> tuple[list[ZonemapEntry], list[LiveFile], int]:
+def reconcile_entries(existing: list[ZonemapEntry], live: list[LiveFile],
+                      scope: Scope) -> tuple[list[ZonemapEntry], list[LiveFile], int]:
     """(entries kept, live files lacking one, stale entries): pure, no I/O."""
     by_path = {e.file_path: e for e in existing}
     live_paths = {f.path for f in live}
@@ -124,7 +125,8 @@ def consolidate_hour(table: Table, spec: TableConfig, hour: datetime, reader: Re
     return result
 
 
-def _master(table: Table, spec: TableConfig, scope_of: Callable[[list[Version], int], Scope], reader: Reader, remove_micro: bool) -> ConsolidationResult:
+def _master(table: Table, spec: TableConfig, scope_of: Callable[[list[Version], int], Scope], reader: Reader,
+            remove_micro: bool) -> ConsolidationResult:
     result, version = _consolidate(table, spec, scope_of, reader)
     if version is None or not remove_micro:
         return result
@@ -137,7 +139,8 @@ def _master(table: Table, spec: TableConfig, scope_of: Callable[[list[Version], 
     return ConsolidationResult(**{**result.__dict__, "removed_micro": len(removable)})
 
 
-def consolidate_day(table: Table, spec: TableConfig, day: date, reader: Reader = read_files, remove_micro: bool = True) -> ConsolidationResult:
+def consolidate_day(table: Table, spec: TableConfig, day: date, reader: Reader = read_files,
+                    remove_micro: bool = True) -> ConsolidationResult:
     """Master + hourly + micro of everything committed through the end of day -> a new master
     version, reconciled; then the micro files it covers are removed (remove_micro=False keeps them)."""
     def scope_of(daily: list[Version], snapshot_ms: int) -> Scope:

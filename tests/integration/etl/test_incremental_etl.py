@@ -109,7 +109,8 @@ ORDER_COLS = ["order_id", "user_id", "status", "amount", "currency", "created_at
 
 
 def _orders_from_scratch(spark, config):
-    return sorted_rows(orders_enriched(spark.table(config.qualified("orders")), spark.table(config.qualified("users"))), ORDER_COLS)
+    enriched = orders_enriched(spark.table(config.qualified("orders")), spark.table(config.qualified("users")))
+    return sorted_rows(enriched, ORDER_COLS)
 
 
 @pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
@@ -122,7 +123,8 @@ def test_cdc_updates_and_deletes_reach_orders_current(catalog_spark, lakeops_con
                   f"'write.merge.mode'='{mode}')")
     ts = at(21, 8)
     spark.createDataFrame([(1, "a@x", "A", "DE", "gold", ts, ts), (2, "b@x", "B", "FR", "free", ts, ts)],
-                          "user_id bigint, email string, name string, country string, tier string, created_at timestamp, updated_at timestamp"
+                          "user_id bigint, email string, name string, country string, tier string, "
+                          "created_at timestamp, updated_at timestamp"
                           ).writeTo(users).append()
     spark.createDataFrame([(10, 1, "new", Decimal("5.00"), "EUR", at(21, 9), at(21, 9)),
                            (11, 2, "new", Decimal("7.50"), "EUR", at(21, 9), at(21, 9)),

@@ -49,7 +49,8 @@ def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partit
     [action] = plan_table(table(part(1), deleted, below), POLICY, partition_by=PARTITION_BY).actions
 
     assert action.kind == REWRITE_DATA and action.partition == "created_at_day=d2"
-    assert action.where == "(created_at >= TIMESTAMP '1970-01-03T00:00:00+00:00' AND created_at < TIMESTAMP '1970-01-04T00:00:00+00:00')"
+    assert action.where == ("(created_at >= TIMESTAMP '1970-01-03T00:00:00+00:00' "
+                            "AND created_at < TIMESTAMP '1970-01-04T00:00:00+00:00')")
     assert action.reason == "deletes: 120000 deleted of 400000 rows (30%) >= delete_ratio_threshold 30%"
     assert action.strategy == "binpack" and action.sort_order is None
     assert action.input_files == 4 and action.input_delete_files == 3 and action.input_bytes == 403 * MB
@@ -160,7 +161,8 @@ def _compacted(day: int) -> PartitionHealth:
 
 def _churned(day: int, data_files: int, applied_deletes: int) -> PartitionHealth:
     p = part(day, data_files=data_files, data_records=10_000, data_bytes=MB, small_files=data_files,
-             small_file_bytes=MB, delete_files=applied_deletes, delete_records=applied_deletes, delete_bytes=applied_deletes * 1000)
+             small_file_bytes=MB, delete_files=applied_deletes, delete_records=applied_deletes,
+             delete_bytes=applied_deletes * 1000)
     return dataclasses.replace(p, read_amp_files=(data_files + applied_deletes) / data_files)
 
 
@@ -232,7 +234,8 @@ def test_a_run_drops_dangling_deletes_after_its_rewrites_once_the_table_holds_ma
     at = plan_table(table(deleted, _dangling(1, 100), data_manifests=101), POLICY, partition_by=PARTITION_BY)
     assert [a.kind for a in at.actions] == [REWRITE_DATA, REMOVE_DANGLING, REWRITE_MANIFESTS]
     drop = at.actions[1]
-    assert (drop.partition, drop.where, drop.input_bytes, drop.input_delete_files, drop.expected_files_saved) == ("", None, 0, 100, 100)
+    assert (drop.partition, drop.where, drop.input_bytes, drop.input_delete_files, drop.expected_files_saved) == (
+        "", None, 0, 100, 100)
     assert drop.reason == "dangling delete files: 100 + up to 3 this run's rewrites leave >= max_dangling_delete_files 100"
     assert at.actions[0].options["remove-dangling-deletes"] == "false"
 

@@ -19,8 +19,10 @@ def test_default_partition_field_names(transform, name):
 
 
 @pytest.mark.parametrize(("transform", "value", "sql"), [
-    ("day(created_at)", 20413, "created_at >= TIMESTAMP '2025-11-21T00:00:00+00:00' AND created_at < TIMESTAMP '2025-11-22T00:00:00+00:00'"),
-    ("day(created_at)", date(2026, 11, 21), "created_at >= TIMESTAMP '2026-11-21T00:00:00+00:00' AND created_at < TIMESTAMP '2026-11-22T00:00:00+00:00'"),
+    ("day(created_at)", 20413,
+     "created_at >= TIMESTAMP '2025-11-21T00:00:00+00:00' AND created_at < TIMESTAMP '2025-11-22T00:00:00+00:00'"),
+    ("day(created_at)", date(2026, 11, 21),
+     "created_at >= TIMESTAMP '2026-11-21T00:00:00+00:00' AND created_at < TIMESTAMP '2026-11-22T00:00:00+00:00'"),
     ("hour(t)", 1, "t >= TIMESTAMP '1970-01-01T01:00:00+00:00' AND t < TIMESTAMP '1970-01-01T02:00:00+00:00'"),
     ("month(t)", 671, "t >= TIMESTAMP '2025-12-01T00:00:00+00:00' AND t < TIMESTAMP '2026-01-01T00:00:00+00:00'"),
     ("year(t)", 56, "t >= TIMESTAMP '2026-01-01T00:00:00+00:00' AND t < TIMESTAMP '2027-01-01T00:00:00+00:00'"),

@@ -67,7 +67,8 @@ def test_table_ddl_creates_table_write_order_and_quarantine(make_config):
 
 def test_write_order_with_several_columns(make_config):
     config = config_with(make_config, sort_by=["event_time", "user_id"])
-    assert table_ddl(config, config.table("events"))[1] == "ALTER TABLE lakeops.lakeops.events WRITE ORDERED BY event_time, user_id"
+    assert table_ddl(config, config.table("events"))[1] == (
+        "ALTER TABLE lakeops.lakeops.events WRITE ORDERED BY event_time, user_id")
 
 
 def test_without_sort_or_partitions(make_config):
@@ -94,7 +95,8 @@ def test_without_sort_or_partitions(make_config):
 def test_partition_transforms_use_spark_ddl_names(make_config, partition_by, clause):
     config = config_with(make_config, partition_by=partition_by)
     sql = create_table_sql(config, config.table("events"))
-    assert sql == f"CREATE TABLE IF NOT EXISTS lakeops.lakeops.events (\n{EVENTS_COLUMNS}\n) USING iceberg\n{clause}\n{PROPERTIES}"
+    assert sql == (f"CREATE TABLE IF NOT EXISTS lakeops.lakeops.events (\n{EVENTS_COLUMNS}\n) USING iceberg\n"
+                   f"{clause}\n{PROPERTIES}")
 
 
 def test_quarantine_table_is_never_partitioned(make_config):

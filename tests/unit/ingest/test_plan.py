@@ -71,7 +71,8 @@ def test_same_interval_gets_the_same_batch_id(config):
 
 
 def test_each_interval_gets_its_own_batch_id(config):
-    ids = [plan_ingest(config, "events", at(10, 0) + timedelta(minutes=5 * i), at(10, 5) + timedelta(minutes=5 * i)).batch_id for i in range(12)]
+    ids = [plan_ingest(config, "events", at(10, 0) + timedelta(minutes=5 * i), at(10, 5) + timedelta(minutes=5 * i)).batch_id
+           for i in range(12)]
     assert len(set(ids)) == 12
     assert ids[1] == "events@20261121T100500Z-20261121T101000Z"
     longer = plan_ingest(config, "events", at(10, 0), at(10, 10)).batch_id
@@ -79,7 +80,8 @@ def test_each_interval_gets_its_own_batch_id(config):
 
 
 def test_batch_id_differs_per_table(config):
-    assert plan_ingest(config, "events", at(10, 0), at(10, 5)).batch_id != plan_ingest(config, "clicks", at(10, 0), at(10, 5)).batch_id
+    events, clicks = (plan_ingest(config, table, at(10, 0), at(10, 5)) for table in ("events", "clicks"))
+    assert events.batch_id != clicks.batch_id
 
 
 def test_batch_id_keeps_seconds():
@@ -93,7 +95,8 @@ def test_default_landing_root_is_under_data_dir(tmp_path, make_config):
 
 
 def test_catalog_name_and_namespace_qualify_the_tables(make_config):
-    config = make_config({"catalog": {"name": "prod", "namespace": "web"}, "landing_dir": "s3a://landing/", "tables": {"events": {"schema": "events"}}})
+    config = make_config({"catalog": {"name": "prod", "namespace": "web"}, "landing_dir": "s3a://landing/",
+                          "tables": {"events": {"schema": "events"}}})
     plan = plan_ingest(config, "events", at(10, 0), at(10, 1))
     assert plan.table == "prod.web.events"
     assert plan.quarantine_table == "prod.web.events_quarantine"
