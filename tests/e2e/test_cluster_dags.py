@@ -147,13 +147,15 @@ def test_cdc_and_compaction_dags_on_the_cluster(stack):
     before = table_health(config, "orders")
     assert before.delete_files > 0, "the second interval's MERGE wrote no position delete file"
 
-    run = run_dag_test(load_dag("compact_tables"), CDC_ARRIVAL.replace(hour=13), run_conf={"tables": ["orders"], "dry_run": False})
+    run = run_dag_test(load_dag("compact_tables"), CDC_ARRIVAL.replace(hour=13),
+                       run_conf={"tables": ["orders"], "dry_run": False})
 
     states = {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
     assert str(run.state) == "success" and states["compact"] == "success", states  # one mapped task: lakeops.orders
     after = table_health(config, "orders")
     print(f"compact_tables on the cluster: data files {before.data_files} -> {after.data_files}, applied delete files "
-          f"{before.applied_delete_files} -> {after.applied_delete_files}, read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
+          f"{before.applied_delete_files} -> {after.applied_delete_files}, "
+          f"read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
     assert after.applied_delete_files < before.applied_delete_files and after.read_amp_files < before.read_amp_files
     orders = load_catalog(config.catalog).load_table(config.identifier("orders"))
     assert orders.current_snapshot().summary.operation.value in ("replace", "delete")  # a rewrite, not a write

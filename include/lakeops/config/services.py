@@ -44,7 +44,8 @@ class AlertsConfig:
             raise ConfigError(f"alerts.default_deadline_minutes: {self.default_deadline_minutes} must be at least 1")
         for key in ("webhook_conn_id", "email_conn_id"):
             if not getattr(self, key).strip():
-                raise ConfigError(f"alerts.{key}: must name an Airflow connection id (a missing connection turns the channel off)")
+                raise ConfigError(f"alerts.{key}: must name an Airflow connection id "
+                                  "(a missing connection turns the channel off)")
 
     def deadline_for(self, kind: str) -> int:
         """Minutes a run of this DAG kind may take; the default for kinds not listed."""

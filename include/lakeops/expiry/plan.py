@@ -130,7 +130,8 @@ def retained_by_rules(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo]
                 break
         # the rest of the branch's ancestry counts as referenced: no age rule keeps it
         on_branch.update(a.snapshot_id for a in _ancestors(ref.snapshot_id, by_id))
-    keep.update(s.snapshot_id for s in by_id.values() if s.snapshot_id not in on_branch and s.timestamp_ms >= request.older_than_ms)
+    keep.update(s.snapshot_id for s in by_id.values()
+                if s.snapshot_id not in on_branch and s.timestamp_ms >= request.older_than_ms)
     return keep
 
 
@@ -170,8 +171,10 @@ def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], requ
             for later in _ancestors(main, by_id) if main is not None else ():
                 if later.snapshot_id == snapshot_id:
                     break
-                guards.setdefault(later.snapshot_id, []).append(f"not read yet by the streaming query checkpointed at {location}")
-    live, stale = [], []
+                guards.setdefault(later.snapshot_id, []).append(
+                    f"not read yet by the streaming query checkpointed at {location}")
+    live: list[InflightMarker] = []
+    stale: list[InflightMarker] = []
     for marker in markers:
         (live if marker.is_live(now_ms) else stale).append(marker)
     for marker in live:
