@@ -11,7 +11,9 @@ from lakeops.exceptions import ConfigError
 @dataclass(frozen=True)
 class ZonemapConfig:
     columns: tuple[str, ...] = ()
+    """Columns indexed by the zonemaps (min, max, null count per file), matched by field id; empty: no zonemap."""
     bloom_columns: tuple[str, ...] = ()
+    """Of the zonemap columns, those that also get a Bloom filter per file (equality lookups on high-cardinality columns)."""
     hot_memory_mb: int = 64
     """Bound of the in-memory (hot) micro/hourly entries per process; older ranges are read from the daily master on disk."""
 
@@ -32,17 +34,25 @@ class CompactionPolicy:
     """What starts a compaction of the table: watch (the triggerer's health watch, compact_on_health, when a
     new snapshot puts the table over a threshold) or schedule (compact_tables' sensors, every 10 minutes)."""
     target_file_size_mb: int = 128
+    """Size the rewrites aim for, and against which small files are judged (default 128; Iceberg's write.target-file-size-bytes sets it too)."""
     small_file_fraction: float = 0.75
+    """A small file is under target_file_size_mb x this fraction (default 0.75; in (0, 1])."""
     min_small_files: int = 100
+    """More small files than this in a partition trigger a data rewrite of it (default 100, at least 1)."""
     delete_file_threshold: int = 10
+    """Applied delete files per data file (or in a partition, for a delete-file rewrite) that trigger a rewrite (default 10)."""
     delete_ratio_threshold: float = 0.3
+    """Share of a partition's rows deleted that triggers a data rewrite, applying the deletes (default 0.3, Iceberg's; in (0, 1])."""
     max_bytes_per_run_mb: int = 10240
+    """Data one run rewrites at most; the rest is deferred to the next run, best gain first (default 10240)."""
     fragment_fraction: float = 0.125
     """A fragment is a data file under target_file_size_mb x this fraction (default 0.125, target/8)."""
     min_fragment_files: int = 12
     """Fragments in a partition that trigger a data rewrite of it (default 12)."""
     manifest_rewrite_threshold: int = 100
+    """More data manifests than this trigger a manifest rewrite (default 100)."""
     max_concurrent_file_group_rewrites: int = 2
+    """File groups one rewrite call rewrites in parallel (default 2)."""
     max_commits_per_call: int = 3
     """Iceberg's partial-progress.max-commits: with partial progress on, the most commits one rewrite call makes
     (default 3)."""
@@ -92,9 +102,13 @@ class CompactionPolicy:
 @dataclass(frozen=True)
 class RetentionPolicy:
     max_snapshot_age_hours: int = 120
+    """Snapshots older than this expire, counted back from the run's date (default 120; Iceberg's history.expire.max-snapshot-age-ms sets it too)."""
     min_snapshots: int = 1
+    """Snapshots kept per branch whatever their age (default 1; Iceberg's history.expire.min-snapshots-to-keep sets it too)."""
     orphan_min_age_hours: int = 72
+    """Files in the table's location that no snapshot references are removed once older than this (default 72; at least 24)."""
     protected_refs: tuple[str, ...] = ()
+    """Branches and tags whose heads are kept and reported (every ref head is kept; these are checked to exist)."""
     streaming_checkpoints: tuple[str, ...] = ()
     """Checkpoint locations of Spark Structured Streaming queries that read the table as a source: the snapshots
     each has last processed and is processing are kept."""

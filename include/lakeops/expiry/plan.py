@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from lakeops.config import RetentionPolicy
 from lakeops.exceptions import ConfigError
+from lakeops.expiry.checkpoints import CheckpointNeeds
 from lakeops.inflight import InflightMarker
 
 HOUR_MS = 3600 * 1000
@@ -137,9 +138,9 @@ def retained_by_rules(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo]
 
 def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], request: ExpiryRequest,
                 policy: RetentionPolicy, watermarks: Mapping[str, int], markers: Iterable[InflightMarker],
-                now_ms: int, checkpoints: Mapping[str, list[int]] | None = None) -> ExpiryPlan:
+                now_ms: int, checkpoints: Mapping[str, CheckpointNeeds] | None = None) -> ExpiryPlan:
     """watermarks: {downstream table: snapshot id of this table it has processed up to}; checkpoints:
-    {streaming checkpoint location: snapshots the query reading this table still needs}."""
+    {streaming checkpoint location: the snapshots the query reading this table still needs}."""
     snapshots = list(snapshots)
     refs = list(refs)
     by_id = {s.snapshot_id: s for s in snapshots}
@@ -160,8 +161,12 @@ def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], requ
             continue
         guards.setdefault(snapshot_id, []).append(f"watermark of downstream table {consumer}")
     main = next((r.snapshot_id for r in refs if r.kind == "branch" and r.name == "main"), None)
-    for location, needed in sorted((checkpoints or {}).items()):
-        for snapshot_id in needed:
+    for location, needs in sorted((checkpoints or {}).items()):
+        for snapshot_id in needs.started_at:
+            if snapshot_id in by_id:
+                guards.setdefault(snapshot_id, []).append(
+                    f"where the streaming query checkpointed at {location} started (read again at each availableNow start)")
+        for snapshot_id in needs.resume_from:
             if snapshot_id not in by_id:
                 warnings.append(f"the streaming query checkpointed at {location} needs snapshot {snapshot_id}, which is "
                                 "no longer in the table: it cannot restart from its checkpoint")

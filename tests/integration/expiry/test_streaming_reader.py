@@ -34,8 +34,10 @@ def test_expiry_keeps_the_snapshot_a_streaming_reader_has_processed(history, tmp
     result = run_expiry(history.spark, config, "events", request)
 
     kept = {k["snapshot_id"]: k["reason"] for k in result.as_dict()["kept_by_guards"]}
-    assert kept == {first[-1]: f"last processed by the streaming query checkpointed at {checkpoint}",
+    assert kept == {first[0]: f"where the streaming query checkpointed at {checkpoint} started (read again at each "
+                              "availableNow start)",
+                    first[-1]: f"last processed by the streaming query checkpointed at {checkpoint}",
                     **{s: f"not read yet by the streaming query checkpointed at {checkpoint}" for s in later[:-1]}}
     left = {s.snapshot_id for s in history.load().snapshots()}
-    assert left == {first[-1], *later}, "the processed snapshot and every later one stay; the older ones go"
+    assert left == {first[0], first[-1], *later}, "where it started, the processed snapshot and every later one stay"
     assert _drain(history.spark, history.name, checkpoint) == 100  # it restarts from its checkpoint and reads on
