@@ -34,7 +34,8 @@ class CompactionPolicy:
     """What starts a compaction of the table: watch (the triggerer's health watch, compact_on_health, when a
     new snapshot puts the table over a threshold) or schedule (compact_tables' sensors, every 10 minutes)."""
     target_file_size_mb: int = 128
-    """Size the rewrites aim for, and against which small files are judged (default 128; Iceberg's write.target-file-size-bytes sets it too)."""
+    """Size the rewrites aim for, and against which small files are judged (default 128; Iceberg's write.target-file-size-bytes
+    sets it too)."""
     small_file_fraction: float = 0.75
     """A small file is under target_file_size_mb x this fraction (default 0.75; in (0, 1])."""
     min_small_files: int = 100
@@ -42,7 +43,8 @@ class CompactionPolicy:
     delete_file_threshold: int = 10
     """Applied delete files per data file (or in a partition, for a delete-file rewrite) that trigger a rewrite (default 10)."""
     delete_ratio_threshold: float = 0.3
-    """Share of a partition's rows deleted that triggers a data rewrite, applying the deletes (default 0.3, Iceberg's; in (0, 1])."""
+    """Share of a partition's rows deleted that triggers a data rewrite, applying the deletes (default 0.3, Iceberg's; in (0,
+    1])."""
     max_bytes_per_run_mb: int = 10240
     """Data one run rewrites at most; the rest is deferred to the next run, best gain first (default 10240)."""
     fragment_fraction: float = 0.125
@@ -102,7 +104,8 @@ class CompactionPolicy:
 @dataclass(frozen=True)
 class RetentionPolicy:
     max_snapshot_age_hours: int = 120
-    """Snapshots older than this expire, counted back from the run's date (default 120; Iceberg's history.expire.max-snapshot-age-ms sets it too)."""
+    """Snapshots older than this expire, counted back from the run's date (default 120; Iceberg's history.expire.max-snapshot-
+    age-ms sets it too)."""
     min_snapshots: int = 1
     """Snapshots kept per branch whatever their age (default 1; Iceberg's history.expire.min-snapshots-to-keep sets it too)."""
     orphan_min_age_hours: int = 72
