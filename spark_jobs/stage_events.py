@@ -2,7 +2,8 @@
 landed files as data files into the table's staging area and publishes a manifest; it commits
 nothing (the committer does, once for all writers).
 
-    spark-submit spark_jobs/stage_events.py --table events --start 2026-11-21T10:00:00+00:00 --end 2026-11-21T10:05:00+00:00 --writer 0 --writers 4
+    spark-submit spark_jobs/stage_events.py --table events --start 2026-11-21T10:00:00+00:00 \
+        --end 2026-11-21T10:05:00+00:00 --writer 0 --writers 4
 """
 
 from __future__ import annotations
