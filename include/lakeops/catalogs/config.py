@@ -70,6 +70,7 @@ class CatalogConfig:
     s3_endpoint: str | None = None
     """An S3-compatible endpoint (MinIO, S3Proxy); unset for AWS S3. Setting it means the data is on S3."""
     s3_region: str = "us-east-1"
+    """The region of the S3 buckets (pyiceberg's s3.region, Spark's client.region)."""
     s3_path_style_access: bool = True
     """With s3_endpoint: path-style requests (bucket in the path), as most S3-compatible servers want."""
     storage: str | None = None
