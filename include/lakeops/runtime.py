@@ -81,7 +81,7 @@ def job_names() -> list[str]:
 def spark_job_path(name: str) -> str:
     """Absolute path of a job's module file inside the installed package, the file spark-submit runs."""
     path = JOBS_DIR / f"{name}.py"
-    if name.startswith("_") or not path.is_file():
+    if not name.isidentifier() or name.startswith("_") or not path.is_file():
         raise ConfigError(f"job {name!r} is not a lakeops job; use one of {', '.join(job_names())}")
     return str(path)
 
