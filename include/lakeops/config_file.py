@@ -66,5 +66,5 @@ def resolve_config_path(environ: dict[str, str] | None = None) -> Path:
         return root / "include" / "lakeops.yaml"
     raise ConfigError(
         f"no lakeops config file: neither {CONFIG_ENV} nor the Airflow setting [{AIRFLOW_SECTION}] {AIRFLOW_OPTION} "
-        f"({AIRFLOW_ENV}) is set. Set one of them to the path of your lakeops.yaml (docs/install.md shows a minimal one)"
+        f"({AIRFLOW_ENV}) is set. Set one of them to the path of your lakeops.yaml (docs/install.md)"
     )
