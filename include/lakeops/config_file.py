@@ -11,7 +11,9 @@ unset, so a Spark driver or the CLI given $LAKEOPS_CONFIG never pays for it.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from lakeops.exceptions import ConfigError
 
@@ -31,26 +33,38 @@ def checkout_root() -> Path | None:
     return None
 
 
-def airflow_setting(environ: dict[str, str] | None = None) -> str | None:
+def _airflow_conf() -> Any | None:
+    """Airflow's config parser: core's, or on a Task SDK-only worker the SDK's; None without Airflow."""
+    try:
+        from airflow.configuration import conf
+
+        return conf
+    except ImportError:
+        pass
+    try:
+        from airflow.sdk.configuration import conf as sdk_conf
+
+        return sdk_conf
+    except ImportError:
+        return None
+
+
+def airflow_setting(environ: Mapping[str, str] | None = None) -> str | None:
     """`[lakeops] config_file` from Airflow's configuration, or None when unset or Airflow is absent.
 
     The environment form is read first without importing Airflow; the rest (airflow.cfg, `_cmd`,
-    `_secret`) through Airflow's own config parser, core's or, on a Task SDK-only worker, the SDK's."""
+    `_secret`) through Airflow's own config parser."""
     env = os.environ if environ is None else environ
     if env.get(AIRFLOW_ENV):
         return env[AIRFLOW_ENV]
-    try:
-        from airflow.configuration import conf
-    except ImportError:
-        try:
-            from airflow.sdk.configuration import conf
-        except ImportError:
-            return None
+    conf = _airflow_conf()
+    if conf is None:
+        return None
     value = conf.get(AIRFLOW_SECTION, AIRFLOW_OPTION, fallback=None)
     return str(value) if value else None
 
 
-def resolve_config_path(environ: dict[str, str] | None = None) -> Path:
+def resolve_config_path(environ: Mapping[str, str] | None = None) -> Path:
     """The config file to read, in order: $LAKEOPS_CONFIG, the Airflow setting, the checkout's file.
 
     Raises ConfigError naming both settings when neither is set and lakeops runs from no checkout
