@@ -8,11 +8,14 @@ BIN := $(VENV)/bin
 JARS := $(CURDIR)/build/jars
 PY_FILES := $(CURDIR)/build/lakeops.zip
 TEST_SERVERS := $(CURDIR)/build/test-servers
+TEST_KAFKA := $(CURDIR)/build/kafka
+PG_INITDB := /usr/lib/postgresql/15/bin/initdb
 
 export LAKEOPS_DATA_DIR ?= $(CURDIR)/.lakeops
 export LAKEOPS_CONFIG ?= $(CURDIR)/include/lakeops.yaml
 export LAKEOPS_JARS_DIR := $(JARS)
 export LAKEOPS_TEST_SERVERS_DIR := $(TEST_SERVERS)
+export LAKEOPS_TEST_KAFKA_DIR := $(TEST_KAFKA)
 export AIRFLOW_HOME ?= $(LAKEOPS_DATA_DIR)/airflow
 export AIRFLOW__CORE__DAGS_FOLDER := $(CURDIR)/dags
 export AIRFLOW__CORE__LOAD_EXAMPLES := False
@@ -22,19 +25,19 @@ export PATH := $(BIN):$(PATH)
 export PYSPARK_PYTHON := $(BIN)/python
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: help setup demo test airflow lock check-tools test-deps compose-cli clean browser
+.PHONY: help setup demo test airflow lock check-tools test-deps compose-cli clean browser postgresql
 
 help:
 	@echo "make demo     set up, land an hour of data, ingest it through Airflow, print a summary"
 	@echo "make test     set up and run the whole test suite"
 	@echo "make airflow  start 'airflow standalone' with these DAGs and plugins (http://localhost:8080)"
 	@echo "make lock     re-resolve requirements.txt into requirements.lock"
-	@echo "make bench-NAME  run benchmarks/NAME.py (results in benchmarks/results/)"
+	@echo "make bench-NAME  run one benchmark (python -m benchmarks NAME; BENCH_ARGS=--quick for a short check); figures in docs/benchmarks.md"
 
 setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES)
 
-# What only the test suite needs: the e2e servers, the compose validator and a browser.
-test-deps: $(TEST_SERVERS)/.resolved compose-cli browser
+# What only the test suite needs: the e2e servers, Kafka with Debezium, PostgreSQL, the compose validator and a browser.
+test-deps: $(TEST_SERVERS)/.resolved $(TEST_KAFKA)/.resolved postgresql compose-cli browser
 
 check-tools:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || \
@@ -70,6 +73,19 @@ $(TEST_SERVERS)/.resolved: include/jvm/test-servers/pom.xml
 	@mvn -q -B -f include/jvm/test-servers/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(TEST_SERVERS)
 	@touch $@
 
+# A Kafka broker (KRaft), a Kafka Connect worker and Debezium's PostgreSQL connector, one classpath (transitive).
+$(TEST_KAFKA)/.resolved: include/jvm/kafka/pom.xml
+	@echo "== resolving Kafka, Kafka Connect and Debezium's PostgreSQL connector from Maven Central into build/kafka"
+	@rm -rf $(TEST_KAFKA) && mkdir -p $(TEST_KAFKA)
+	@mvn -q -B -f include/jvm/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(TEST_KAFKA)
+	@touch $@
+
+# PostgreSQL 15 (Debian's package): the tests start throwaway clusters of it for Debezium and the SQL/JDBC catalogs.
+postgresql:
+	@test -x $(PG_INITDB) || { echo "== installing Debian's postgresql (throwaway clusters for the CDC and catalog tests)"; \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql >/dev/null; } || \
+	  { echo "PostgreSQL 15 is required by the CDC and catalog tests. Install it: apt-get install postgresql"; exit 1; }; }
+
 # Debian's docker-compose validates docker-compose.yaml (`config` needs no Docker engine).
 compose-cli:
 	@command -v docker-compose >/dev/null || { echo "== installing Debian's docker-compose (validates docker-compose.yaml)"; \
@@ -101,9 +117,10 @@ browser:
 airflow: setup $(AIRFLOW_HOME)/.migrated
 	@airflow standalone
 
-# One command per benchmark: make bench-zonemap runs python -m benchmarks.zonemap.
+# One command per benchmark: make bench-zonemaps runs python -m benchmarks zonemaps (BENCH_ARGS=--quick: a
+# few minutes). `python -m benchmarks` lists the names.
 bench-%: setup $(AIRFLOW_HOME)/.migrated
-	@$(BIN)/python -m benchmarks.$*
+	@$(BIN)/python -m benchmarks $* $(BENCH_ARGS)
 
 lock:
 	@rm -rf build/lockvenv && $(PYTHON) -m venv build/lockvenv

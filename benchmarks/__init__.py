@@ -1,3 +1,3 @@
-"""Side-by-side measurements. Each benchmark is a module run by `make bench-<name>`
-(python -m benchmarks.<name>); it prints a results table and writes it, with its plots,
-under benchmarks/results/."""
+"""Side-by-side measurements, one per capability. Run one with `python -m benchmarks NAME`
+(`make bench-NAME`); `--quick` runs it at a size that finishes in a few minutes. Reports and plots
+go to benchmarks/results/; docs/benchmarks.md shows the figures."""

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+# Real servers every test directory can share (PostgreSQL, Kafka, Kafka Connect with Debezium): tests/servers/fixtures.py.
+pytest_plugins = ["tests.servers.fixtures"]
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SESSION_DIR = Path(tempfile.mkdtemp(prefix="lakeops-tests-"))
 

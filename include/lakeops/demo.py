@@ -1,5 +1,5 @@
-"""`make demo`: land an hour of events, ingest it through Airflow's ingest_events DAG, and print
-what the table holds, read back independently with pyiceberg and with Spark."""
+"""`make demo`: land an hour of events, ingest it through the demo table's ingest DAG (rendered from the
+configuration), and print what the table holds, read back independently with pyiceberg and with Spark."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from lakeops.summary import batch_commits, pyiceberg_summary, spark_summary
 DEMO_START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 DEMO_MINUTES = 60
 EVENTS_PER_MINUTE = 500
-TABLE = "events"
+TABLE = "lakeops.events"
 
 
 def main() -> None:
@@ -33,7 +33,7 @@ def main() -> None:
     print(f"  landed   {landed.files} files, {landed.lines:,} lines: {landed.good:,} good events "
           f"({landed.late:,} late), {landed.bad_total} bad lines {landed.bad}")
 
-    dag = load_dag("ingest_events")
+    dag = load_dag(f"ingest.{TABLE}")
     ticks = [DEMO_START + interval * (i + 1) for i in range(DEMO_MINUTES // int(interval.total_seconds() // 60))]
     started = time.monotonic()
     failed = []
@@ -44,7 +44,7 @@ def main() -> None:
               f"{run.state}  {time.monotonic() - run_started:5.1f}s", flush=True)
         if str(run.state) != "success":
             failed.append(tick)
-    print(f"  ingest   {len(ticks)} runs of DAG ingest_events through dag.test() in {time.monotonic() - started:.0f}s, "
+    print(f"  ingest   {len(ticks)} runs of DAG {dag.dag_id} through dag.test() in {time.monotonic() - started:.0f}s, "
           f"{len(failed)} failed")
 
     catalog = load_catalog(config.catalog)

@@ -10,7 +10,7 @@ from airflow.sdk import BaseOperator
 
 
 class TableFreshnessOperator(BaseOperator):
-    """Checks every configured table (or `tables`) against its freshness SLA and alerts on a breach.
+    """Checks every maintained table (or `tables`) against its freshness SLA and alerts on a breach.
 
     The task succeeds when the alerts were delivered: a stale table is news for people, not a task
     failure to retry. It returns every table's status (XCom) for the table-health page."""
@@ -27,11 +27,11 @@ class TableFreshnessOperator(BaseOperator):
         from lakeops.alerts.freshness import check_freshness
         from lakeops.alerts.message import freshness_alert
         from lakeops.catalog import load_catalog
-        from lakeops.config import load_config, validate_identifier
+        from lakeops.config import load_config
         from lakeops_airflow.alerts import send_alert
 
         config = load_config()
-        tables = [validate_identifier(t, "param tables") for t in self.tables] if self.tables else None
+        tables = [config.identifier(t) for t in self.tables] if self.tables else None
         now = datetime.now(UTC)
         statuses = check_freshness(load_catalog(config.catalog), config, now, tables)
         breached = [s for s in statuses if s.breached]

@@ -32,7 +32,8 @@ def test_a_manual_run_compacts_the_table_that_needs_it_and_then_maps_nothing(air
     run = run_dag_test(load_dag("compact_on_health"), START.replace(hour=13), run_conf={"tables": ["orders"]})
 
     assert str(run.state) == "success"
-    assert _states(run) == {"plan": ["success"], "compact": ["success"]}
+    assert _states(run) == {"plan": ["success"], "compact": ["success"], "report": ["success"]}
+    assert [ti.rendered_map_index for ti in run.get_task_instances() if ti.task_id == "compact"] == ["lakeops.orders"]
     after = table_health(config, "orders")
     print(f"compact_on_health on orders: data files {before.data_files} -> {after.data_files}, read amplification "
           f"{before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")

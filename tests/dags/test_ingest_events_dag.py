@@ -1,4 +1,4 @@
-"""The ingest_events DAG end to end through Airflow's dag.test(): SparkSubmitOperator runs
+"""The events table's ingest DAG (ingest.lakeops.events) end to end through Airflow's dag.test(): SparkSubmitOperator runs
 spark_jobs/ingest_events.py with spark-submit on local Spark against the embedded catalog."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def test_ingest_dag_commits_every_landed_event_once(airflow_db, tmp_path, monkey
     monkeypatch.setenv("LAKEOPS_DATA_DIR", str(tmp_path / "data"))
     config = load_config()
     landed = generate_events(config.landing_root, ARRIVAL, 5, 120, seed=21, bad_fraction=0.02)
-    dag = load_dag("ingest_events")
+    dag = load_dag("ingest.lakeops.events")
 
     run = run_dag_test(dag, TICK)
     assert str(run.state) == "success"
@@ -55,7 +55,7 @@ def test_ingest_dag_commits_every_landed_event_once(airflow_db, tmp_path, monkey
 def _staged_config(tmp_path, writers: int):
     """The shipped config with events in staged mode (the DAG reads it at run time, the jobs too)."""
     shipped = yaml.safe_load(SHIPPED_CONFIG.read_text())
-    shipped["tables"]["events"]["ingest"] = {"commit_mode": "staged", "writers": writers}
+    shipped["tables"]["lakeops.events"]["ingest"] = {"commit_mode": "staged", "writers": writers}
     path = tmp_path / "lakeops.yaml"
     path.write_text(yaml.safe_dump(shipped))
     return path
@@ -67,7 +67,7 @@ def test_staged_ingest_dag_writes_in_parallel_and_commits_once(airflow_db, tmp_p
     config = load_config()
     assert config.table("events").ingest.commit_mode == "staged"
     landed = generate_events(config.landing_root, ARRIVAL, 5, 120, seed=22, bad_fraction=0.02)
-    dag = load_dag("ingest_events")
+    dag = load_dag("ingest.lakeops.events")
 
     run = run_dag_test(dag, TICK)
     assert str(run.state) == "success"

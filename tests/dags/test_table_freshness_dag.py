@@ -23,8 +23,8 @@ def test_freshness_dag_alerts_on_the_stale_table_only(airflow_db, tmp_path, monk
     config_path = tmp_path / "lakeops.yaml"
     config_path.write_text(yaml.safe_dump({
         "catalog": {"name": "freshness_test", "data_dir": str(tmp_path / "data")},
-        "tables": {"events": {"schema": "events", "freshness_sla_minutes": 30},
-                   "users": {"schema": "users", "freshness_sla_minutes": 30}},
+        "tables": {"events": {"freshness_sla_minutes": 30},
+                   "users": {"ingest": {"format": "cdc"}, "key": ["user_id"], "freshness_sla_minutes": 30}},
         "alerts": {"webhook_conn_id": "lakeops_freshness_test_hook", "email_conn_id": "lakeops_freshness_test_mail"},
     }))
     monkeypatch.setenv("LAKEOPS_CONFIG", str(config_path))
@@ -42,8 +42,8 @@ def test_freshness_dag_alerts_on_the_stale_table_only(airflow_db, tmp_path, monk
     assert dag.deadline, "run_dag_test gives the DAG its deadline back"
     [alert] = hook.received
     assert alert["lakeops"]["kind"] == "freshness"
-    assert alert["lakeops"]["table"] == "users" and alert["lakeops"]["dag_id"] == "table_freshness"
+    assert alert["lakeops"]["table"] == "lakeops.users" and alert["lakeops"]["dag_id"] == "table_freshness"
     assert alert["lakeops"]["run_id"] == run.run_id
     assert "no commit at all" in alert["text"]
     statuses = {s["table"]: s for s in run.get_task_instance("check_freshness").xcom_pull()}
-    assert statuses["events"]["breached"] is False and statuses["users"]["breached"] is True
+    assert statuses["lakeops.events"]["breached"] is False and statuses["lakeops.users"]["breached"] is True

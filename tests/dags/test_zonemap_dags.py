@@ -1,4 +1,4 @@
-"""ingest_events -> zonemap_hourly -> zonemap_daily end to end through Airflow's dag.test(): each run
+"""ingest.lakeops.events -> zonemap_hourly -> zonemap_daily end to end through Airflow's dag.test(): each run
 spark-submits its job; the hourly and daily runs take their hour and day from their data interval."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ ARRIVAL = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 def test_ingest_then_hourly_then_daily_consolidation(airflow_db):
     config = load_config()
     generate_events(config.landing_root, ARRIVAL, 5, 100, seed=33)
-    assert str(run_dag_test(load_dag("ingest_events"), ARRIVAL + timedelta(minutes=5)).state) == "success"
+    assert str(run_dag_test(load_dag("ingest.lakeops.events"), ARRIVAL + timedelta(minutes=5)).state) == "success"
     table = load_catalog(config.catalog).load_table(config.identifier("events"))
     committed = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=UTC)
     hour = committed.replace(minute=0, second=0, microsecond=0)

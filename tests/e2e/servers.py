@@ -11,100 +11,30 @@ Every process is stopped by its own id when the test module ends.
 
 from __future__ import annotations
 
-import json
 import os
-import socket
-import subprocess
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from tests.servers.processes import (  # noqa: F401  (re-exported: the e2e tests import them from here)
+    PROJECT_ROOT,
+    Process,
+    Processes,
+    free_port,
+    http_json,
+    port_open,
+    resolved_dir,
+    wait_until,
+)
+
 # S3Proxy implements neither the AWS SDKs' default request checksums nor their streaming
 # trailers: ask every SDK (boto3, pyarrow, the Java SDK in S3FileIO) for checksums only where
 # the API requires them. MinIO and AWS S3 do not need this.
 S3_COMPAT_ENV = {"AWS_REQUEST_CHECKSUM_CALCULATION": "when_required", "AWS_RESPONSE_CHECKSUM_VALIDATION": "when_required"}
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def servers_dir() -> Path:
-    directory = Path(os.environ.get("LAKEOPS_TEST_SERVERS_DIR") or PROJECT_ROOT / "build" / "test-servers")
-    if not (directory / ".resolved").exists() and not list(directory.glob("s3proxy-*.jar")):
-        raise RuntimeError(f"the test servers are not in {directory}; run `make setup` (include/jvm/test-servers/pom.xml)")
-    return directory
-
-
-@dataclass
-class Process:
-    name: str
-    popen: subprocess.Popen
-    log: Path
-
-    def tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait(timeout=10)
-
-
-@dataclass
-class Processes:
-    """Processes started by one test module, stopped in reverse order."""
-    work_dir: Path
-    started: list[Process] = field(default_factory=list)
-
-    def start(self, name: str, command: list[str], env: dict[str, str]) -> Process:
-        log = self.work_dir / f"{name}.log"
-        with open(log, "wb") as out:
-            popen = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=self.work_dir)
-        process = Process(name, popen, log)
-        self.started.append(process)
-        return process
-
-    def stop_all(self) -> None:
-        for process in reversed(self.started):
-            process.stop()
-
-
-def wait_until(process: Process, ready: Callable[[], bool], timeout: float = 240) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.popen.poll() is not None:
-            raise RuntimeError(f"{process.name} exited with {process.popen.returncode}:\n{process.tail()}")
-        try:
-            if ready():
-                return
-        except (OSError, urllib.error.URLError, ValueError):
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"{process.name} was not ready after {timeout:.0f} s:\n{process.tail()}")
-
-
-def http_json(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.loads(response.read())
-
-
-def port_open(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
+    """build/test-servers: S3Proxy and the REST catalog server's classpath (include/jvm/test-servers/pom.xml)."""
+    return resolved_dir("LAKEOPS_TEST_SERVERS_DIR", PROJECT_ROOT / "build" / "test-servers", "s3proxy-*.jar", "make setup")
 
 
 @dataclass(frozen=True)
@@ -175,8 +105,8 @@ def start_spark_cluster(processes: Processes, env: dict[str, str], workers: int 
         worker_ui_port = free_port()
         work_dir = processes.work_dir / f"spark-worker-{i}"
         work_dir.mkdir()
-        processes.start(f"spark-worker-{i}", [spark_class, "org.apache.spark.deploy.worker.Worker", master_url, "--host", "127.0.0.1",
-                                              "--cores", str(worker_cores), "--memory", worker_memory,
+        processes.start(f"spark-worker-{i}", [spark_class, "org.apache.spark.deploy.worker.Worker", master_url,
+                                              "--host", "127.0.0.1", "--cores", str(worker_cores), "--memory", worker_memory,
                                               "--webui-port", str(worker_ui_port), "--work-dir", str(work_dir)], base)
         worker_uis.append(f"http://127.0.0.1:{worker_ui_port}")
     wait_until(master, lambda: int(http_json(f"{master_ui}/json").get("aliveworkers", 0)) == workers)

@@ -111,7 +111,7 @@ def test_committed_batch_is_readable_by_pyiceberg_with_its_run_identity(catalog_
     result = run_ingest(catalog_spark, lakeops_config, "events", plan_ingest(lakeops_config, "events", START, START + FIVE))
     table = load_catalog(lakeops_config.catalog).load_table("lakeops.events")
     summary = table.current_snapshot().summary
-    assert summary["lakeops.batch-id"] == result.batch_id == "events@20261121T235500Z-20261122T000000Z"
+    assert summary["lakeops.batch-id"] == result.batch_id == "lakeops.events@20261121T235500Z-20261122T000000Z"
     assert int(summary["lakeops.rows"]) == result.rows == table.scan().to_arrow().num_rows
     sort_order = table.sort_order()
     assert [table.schema().find_field(f.source_id).name for f in sort_order.fields] == ["event_time"]

@@ -37,11 +37,11 @@ END = START + timedelta(minutes=5)
 def setup(spark, tmp_path):
     """A config file of its own (the killed processes read it), its catalog on the shared session, landed events."""
     tables = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
-    tables["events"]["ingest"] = {"commit_mode": "staged", "writers": 2}
+    tables["lakeops.events"]["ingest"] = {"commit_mode": "staged", "writers": 2}
     path = tmp_path / "lakeops.yaml"
     path.write_text(yaml.safe_dump({"catalog": {"name": f"t{uuid.uuid4().hex[:10]}",
                                                 "namespace": "lakeops", "data_dir": str(tmp_path / "data")},
-                                    "tables": {"events": tables["events"]}}))
+                                    "tables": {"events": tables["lakeops.events"]}}))
     config = load_config(path)
     register_catalog(spark, config)
     landed = generate_events(config.landing_root, START, 5, 60, seed=5, bad_fraction=0.05)
@@ -66,7 +66,7 @@ def test_writer_killed_mid_write_leaves_nothing_visible_and_its_rerun_commits_ev
 
     kill_at_failpoint(submit, WRITER_BEFORE_MANIFEST, tmp_path)
 
-    key = batch_key("events", plan.batch_id)
+    key = batch_key("lakeops.events", plan.batch_id)
     location = _events(config).location()
     dead_files = store.list_tree(staged_data_root(location, key))
     assert any("/w001-" in p for p in dead_files), "the killed writer had written data files"
@@ -94,7 +94,7 @@ def test_committer_killed_after_commit_before_cleanup_reruns_without_duplicates(
 
     kill_at_failpoint(command, COMMITTER_AFTER_COMMIT, tmp_path)
 
-    key = batch_key("events", plan.batch_id)
+    key = batch_key("lakeops.events", plan.batch_id)
     events = _events(config)
     assert len(_event_ids(config)) == landed.good, "the commit landed before the kill"
     assert store.list_tree(staging_dir(events.location(), key)), "the kill left the manifests behind"

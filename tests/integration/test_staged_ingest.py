@@ -79,7 +79,7 @@ def test_writers_stage_and_one_commit_lands_every_row_once(spark, staged):
     assert summary["lakeops.writers"] == str(WRITERS) and summary["lakeops.rows"] == str(landed.good)
     assert spark.table(config.qualified("events")).count() == landed.good, "Spark reads what pyiceberg reads"
 
-    key = batch_key("events", plan.batch_id)
+    key = batch_key("lakeops.events", plan.batch_id)
     assert store.list_tree(staging_dir(events.location(), key)) == {}, "manifests and markers are gone"
     committed = {store.fs_path(t.file.file_path) for t in events.scan().plan_files()}
     assert set(store.list_tree(staged_data_root(events.location(), key))) == committed, "only committed files stay"
@@ -132,7 +132,7 @@ def test_commit_reruns_append_nothing_and_writers_of_a_committed_batch_stop(spar
     events, _ = _tables(config)
     assert (again.status, late_writer.status) == ("already_committed", "already_committed")
     assert len(events.snapshots()) == snapshots and len(_ids(events)) == staged.landed.good
-    assert store.list_tree(staging_dir(events.location(), batch_key("events", plan.batch_id))) == {}
+    assert store.list_tree(staging_dir(events.location(), batch_key("lakeops.events", plan.batch_id))) == {}
 
 
 def test_stale_staging_of_dead_runs_is_cleaned_and_fresh_staging_is_kept(catalog_spark, lakeops_config):
@@ -145,7 +145,7 @@ def test_stale_staging_of_dead_runs_is_cleaned_and_fresh_staging_is_kept(catalog
     events_loc = events.location()
     # Leftovers of dead writers of two other batches: one two days old, one from just now.
     for batch, age_s in ((other, 86_400 * 2), (fresh, 0)):
-        key = batch_key("events", batch.batch_id)
+        key = batch_key("lakeops.events", batch.batch_id)
         store.write_text(started_uri(events_loc, key, 0, "dead"), "{}")
         store.write_text(f"{attempt_data_dir(events_loc, key, 0, 'dead')}/x.parquet", "half a file")
         for path in list(store.list_tree(staging_dir(events_loc, key))) + list(store.list_tree(staged_data_root(events_loc, key))):
@@ -153,7 +153,7 @@ def test_stale_staging_of_dead_runs_is_cleaned_and_fresh_staging_is_kept(catalog
 
     result = commit_staged(lakeops_config, "events", plan, 1)
 
-    old_key, fresh_key = batch_key("events", other.batch_id), batch_key("events", fresh.batch_id)
+    old_key, fresh_key = batch_key("lakeops.events", other.batch_id), batch_key("lakeops.events", fresh.batch_id)
     assert result.stale_batches == (old_key,)
     assert store.list_tree(staging_dir(events_loc, old_key)) == {} and store.list_tree(staged_data_root(events_loc, old_key)) == {}
     assert store.list_tree(staging_dir(events_loc, fresh_key)) and store.list_tree(staged_data_root(events_loc, fresh_key))

@@ -29,9 +29,9 @@ pytestmark = [pytest.mark.package]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LOCK = PROJECT_ROOT / "requirements.lock"
-# The one file of the DAGs folder, and the DAG of it to run. Until the DAG factory lands this is a DAG
-# file that needs no Spark; then it is the one-file loader and one of the DAGs it renders.
-DAG_FILE, DAG_ID = PROJECT_ROOT / "dags" / "table_freshness.py", "table_freshness"
+# The one file of the DAGs folder (the loader that renders every DAG from the config), and the DAG to run:
+# one that needs no Spark.
+DAG_FILE, DAG_ID = PROJECT_ROOT / "dags" / "lakeops_dags.py", "table_freshness"
 SOURCES = ("pyproject.toml", "README.md", "include", "plugins")
 JOBS = sorted(p.stem for p in (PROJECT_ROOT / "spark_jobs").glob("*.py"))
 
@@ -106,7 +106,7 @@ def test_the_wheel_carries_the_library_the_plugin_the_jobs_and_the_pom(wheel):
     assert pom == (PROJECT_ROOT / "include" / "jvm" / "pom.xml").read_text()
     assert "provider_info = lakeops_airflow.provider_info:get_provider_info" in entry_points
     assert "lakeops = lakeops_airflow.plugin:LakeopsPlugin" in entry_points
-    assert "lakeops-jars = lakeops.runtime:jars_main" in entry_points
+    assert "lakeops-jars = lakeops.runtime:jars_main" in entry_points and "lakeops = lakeops.cli:main" in entry_points
     requires = [Requirement(line.split(":", 1)[1]) for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
     runtime = {r.name: r for r in requires if r.marker is None}
     assert runtime["pyspark"].specifier == runtime["pyspark-client"].specifier, "pyspark and pyspark-client must match"
@@ -182,8 +182,8 @@ def test_the_plugin_loads_once_and_the_triggerer_can_import_the_triggers_and_cal
 
 
 def test_a_dag_runs_from_a_dags_folder_holding_one_file(venv, tmp_path):
-    """The DAGs folder holds one short file; the config comes from the Airflow setting; the catalog is
-    embedded, under a temporary LAKEOPS_DATA_DIR. The run goes through dag.test() in the venv (what
+    """The DAGs folder holds one short file, the loader; the config comes from the Airflow setting; the
+    catalog is embedded, under a temporary LAKEOPS_DATA_DIR. The run goes through dag.test() in the venv (what
     `airflow dags test` does, minus the DAG's deadline alert: in Airflow 3.3.2 a DAG with one fails
     at the end of dag.test(), see lakeops.dag_runs)."""
     dags = tmp_path / "dags"

@@ -35,3 +35,17 @@ def make_config(tmp_path: Path):
         return parse_config(data if data is not None else {}, base_dir or tmp_path)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def declared_columns():
+    """The columns the shipped include/lakeops.yaml declares for one of its demo tables (events, users, orders)."""
+    import yaml
+
+    project = Path(__file__).resolve().parents[2]
+    data = yaml.safe_load((project / "include" / "lakeops.yaml").read_text())
+
+    def columns(table: str) -> set[str]:
+        return set(data["tables"][f"lakeops.{table}"]["create"]["columns"])
+
+    return columns

@@ -13,11 +13,11 @@ SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "include" / "lakeops.yaml
 
 
 def events_streaming(**streaming):
-    return {"tables": {"events": {"schema": "events", "streaming": streaming}}}
+    return {"tables": {"events": {"streaming": streaming}}}
 
 
 def test_streaming_defaults(make_config):
-    streaming = make_config({"tables": {"events": {"schema": "events"}}}).table("events").streaming
+    streaming = make_config({"tables": {"events": {}}}).table("events").streaming
     assert streaming == StreamingConfig(checkpoint_location=None, max_files_per_trigger=100, trigger_interval_seconds=15,
                                         run_seconds=3600, stop_timeout_seconds=120)
     assert STREAM_MAX_RUN_SECONDS == 21600
@@ -41,7 +41,7 @@ def test_empty_checkpoint_location_means_the_default(make_config, monkeypatch):
 
 
 def test_unknown_streaming_key_is_named(make_config):
-    with pytest.raises(ConfigError, match=r"^tables.events.streaming: unknown key 'trigger'; allowed keys are checkpoint_location, "):
+    with pytest.raises(ConfigError, match=r"^tables.lakeops.events.streaming: unknown key 'trigger'; allowed keys are checkpoint_location, "):
         make_config(events_streaming(trigger="10 seconds"))
 
 
@@ -55,8 +55,8 @@ def test_unknown_streaming_key_is_named(make_config):
     ({"stop_timeout_seconds": 1}, "streaming.stop_timeout_seconds: 1 must be a whole number from 10 to 3600, e.g. 120"),
     ({"run_seconds": 60, "trigger_interval_seconds": 60},
      "streaming.trigger_interval_seconds: 60 must be shorter than streaming.run_seconds (60)"),
-    ({"max_files_per_trigger": "10"}, "tables.events.streaming.max_files_per_trigger: '10' must be a whole number"),
-    ({"run_seconds": True}, "tables.events.streaming.run_seconds: True must be a whole number"),
+    ({"max_files_per_trigger": "10"}, "tables.lakeops.events.streaming.max_files_per_trigger: '10' must be a whole number"),
+    ({"run_seconds": True}, "tables.lakeops.events.streaming.run_seconds: True must be a whole number"),
 ])
 def test_bad_streaming_values_name_key_value_and_fix(make_config, settings, expected):
     with pytest.raises(ConfigError) as info:

@@ -1,5 +1,5 @@
-"""Freshness SLA per table: the age of its last commit against TableConfig.freshness_sla_minutes.
-Metadata only (the current snapshot's timestamp); no data file is opened."""
+"""Freshness SLA per table: the age of its last commit that changed rows against its freshness_sla_minutes.
+Metadata only (the snapshots' summaries); no data file is opened."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from lakeops.config import LakeopsConfig
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
 
 
 @dataclass(frozen=True)
@@ -36,19 +37,31 @@ def evaluate_freshness(table: str, last_commit: datetime | None, sla_minutes: in
     return FreshnessStatus(table, last_commit, sla_minutes, age, age > sla_minutes * 60)
 
 
-def last_commit_time(catalog: Catalog, identifier: str) -> datetime | None:
-    """When the table's current snapshot was committed; None if the table or a snapshot is missing."""
+def last_commit_time(table: Table) -> datetime | None:
+    """When the table's rows last changed (compactions and empty commits do not count); None if never."""
+    from lakeops.tables.commits import last_data_commit_ms
+
+    ms = last_data_commit_ms(table)
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def table_freshness(catalog: Catalog, config: LakeopsConfig, name: str, now: datetime) -> FreshnessStatus:
+    """One table's freshness against its effective SLA; a table not created yet has no commit (in breach)."""
     from pyiceberg.exceptions import NoSuchTableError
 
+    from lakeops.tables.effective import effective
+
+    spec = config.table(name)
     try:
-        snapshot = catalog.load_table(identifier).current_snapshot()
+        loaded = catalog.load_table(spec.name)
     except NoSuchTableError:
-        return None
-    return None if snapshot is None else datetime.fromtimestamp(snapshot.timestamp_ms / 1000, tz=UTC)
+        return evaluate_freshness(spec.name, None, spec.freshness_sla_minutes, now)
+    spec = effective(spec, loaded)
+    return evaluate_freshness(spec.name, last_commit_time(loaded), spec.freshness_sla_minutes, now)
 
 
 def check_freshness(catalog: Catalog, config: LakeopsConfig, now: datetime,
                     tables: list[str] | None = None) -> list[FreshnessStatus]:
-    names = tables if tables is not None else list(config.tables)
-    return [evaluate_freshness(name, last_commit_time(catalog, config.identifier(name)),
-                               config.table(name).freshness_sla_minutes, now) for name in names]
+    """Every maintained table's freshness (configured and discovered), or those named."""
+    names = tables if tables is not None else [str(t) for t in config.maintained(catalog)]
+    return [table_freshness(catalog, config, name, now) for name in names]

@@ -4,10 +4,7 @@ statement that applies a batch of changes: pure, no Spark."""
 from __future__ import annotations
 
 from lakeops.exceptions import ConfigError
-from lakeops.schemas import BUILTIN_SCHEMAS
-
-# The primary key of every built-in schema a CDC stream feeds.
-CDC_KEYS = {"users": "user_id", "orders": "order_id"}
+from lakeops.tables.identifier import quote
 
 # Row-level changes write position delete files (format v2) instead of rewriting data files:
 # a MERGE touching a few keys costs a small delete file, and compaction folds them back later.
@@ -21,25 +18,27 @@ MERGE_ON_READ_PROPERTIES = {
 OP, LSN, TS_MS = "_op", "_lsn", "_ts_ms"
 
 
-def cdc_key(schema: str) -> str:
-    try:
-        return CDC_KEYS[schema]
-    except KeyError:
-        raise ConfigError(f"schema {schema!r} has no CDC key; CDC ingest supports the schemas {', '.join(CDC_KEYS)}") from None
+def cdc_key(configured: tuple[str, ...], identifier_fields: tuple[str, ...], table: str) -> tuple[str, ...]:
+    """The row key changes are merged on: the config's `key`, else the table's identifier fields."""
+    key = configured or identifier_fields
+    if not key:
+        raise ConfigError(f"table {table} has no key to merge changes on: set `key: [column, ...]` in its config entry, or "
+                          f"give the table identifier fields (ALTER TABLE {table} SET IDENTIFIER FIELDS column)")
+    return key
 
 
-def merge_sql(target: str, source_view: str, schema: str) -> str:
+def merge_sql(target: str, source_view: str, columns: tuple[str, ...], key: tuple[str, ...]) -> str:
     """Apply one change per key (already reduced to the last one in source order) to target.
 
     A delete removes the row, any other op upserts the after image; a delete of a key the table
     does not hold is a no-op (the key was created and deleted inside the batch, or never seen)."""
-    key = cdc_key(schema)
-    columns = [c.name for c in BUILTIN_SCHEMAS[schema]]
-    updates = ", ".join(f"t.{c} = s.{c}" for c in columns if c != key)
+    on = " AND ".join(f"t.{quote(k)} = s.{quote(k)}" for k in key)
+    updates = ", ".join(f"t.{quote(c)} = s.{quote(c)}" for c in columns if c not in key)
+    names = ", ".join(quote(c) for c in columns)
     return (
-        f"MERGE INTO {target} t USING {source_view} s ON t.{key} = s.{key}\n"
+        f"MERGE INTO {target} t USING {source_view} s ON {on}\n"
         f"WHEN MATCHED AND s.{OP} = 'd' THEN DELETE\n"
         f"WHEN MATCHED THEN UPDATE SET {updates}\n"
-        f"WHEN NOT MATCHED AND s.{OP} <> 'd' THEN INSERT ({', '.join(columns)}) "
-        f"VALUES ({', '.join(f's.{c}' for c in columns)})"
+        f"WHEN NOT MATCHED AND s.{OP} <> 'd' THEN INSERT ({names}) "
+        f"VALUES ({', '.join(f's.{quote(c)}' for c in columns)})"
     )

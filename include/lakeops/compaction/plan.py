@@ -132,24 +132,23 @@ def _data_reason(p: PartitionHealth, policy: CompactionPolicy, target: int) -> s
     return None
 
 
-def _partition_action(p: PartitionHealth, policy: CompactionPolicy, partition_by: tuple[str, ...],
-                      sort_columns: tuple[str, ...]) -> CompactionAction | None:
+def _partition_action(p: PartitionHealth, policy: CompactionPolicy, sort_columns: tuple[str, ...]) -> CompactionAction | None:
     target = policy.target_file_size_mb * MB
     reason = _data_reason(p, policy, target)
     if reason:
-        return _rewrite(p, REWRITE_DATA, reason, policy, partition_by, sort_columns)
+        return _rewrite(p, REWRITE_DATA, reason, policy, sort_columns)
     if p.applied_delete_files >= policy.delete_file_threshold:
         return _rewrite(p, REWRITE_DELETES, f"delete files: {p.applied_delete_files} >= delete_file_threshold "
                         f"{policy.delete_file_threshold} ({_delete_ratio(p):.0%} of rows deleted, under the ratio)",
-                        policy, partition_by, sort_columns)
+                        policy, sort_columns)
     return None
 
 
-def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolicy, partition_by: tuple[str, ...],
+def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolicy,
              sort_columns: tuple[str, ...]) -> CompactionAction:
     target = policy.target_file_size_mb * MB
     try:
-        where = partition_where(partition_by, p.partition_values)
+        where = partition_where(p.partition_values, p.partition_sources)
     except ConfigError as e:
         return CompactionAction(kind, p.partition, None, f"skipped: {e}")
     if kind == REWRITE_DELETES:
@@ -172,7 +171,7 @@ def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolic
 
 
 def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chosen: set[str],
-                           partition_by: tuple[str, ...], sort_columns: tuple[str, ...]) -> list[CompactionAction]:
+                           sort_columns: tuple[str, ...]) -> list[CompactionAction]:
     """When a full scan of the table opens max_file_amplification times the files of a compacted
     copy, and at least min_fragment_files (Amoro's 12) more: data rewrites of every partition a
     rewrite would shrink, most files saved first (the byte budget defers the rest): a run folds
@@ -189,8 +188,8 @@ def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chose
            f"({scanned / compacted:.2f} >= max_file_amplification {policy.max_file_amplification})")
     shrinking = [p for p in metrics.partitions if p.partition not in chosen and excess_files(p, target) >= 1]
     shrinking.sort(key=lambda p: (-excess_files(p, target), p.data_bytes, p.partition))
-    return [_rewrite(p, REWRITE_DATA, f"{why}; this partition saves {excess_files(p, target)}", policy, partition_by,
-                     sort_columns) for p in shrinking]
+    return [_rewrite(p, REWRITE_DATA, f"{why}; this partition saves {excess_files(p, target)}", policy, sort_columns)
+            for p in shrinking]
 
 
 def _left_dangling(p: PartitionHealth) -> int:
@@ -229,12 +228,11 @@ def _manifest_action(metrics: TableHealth, policy: CompactionPolicy) -> Compacti
         input_files=metrics.data_manifests, expected_files_after=max(1, len({p.spec_id for p in metrics.partitions})))
 
 
-def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: tuple[str, ...] = (),
-               sort_columns: tuple[str, ...] = ()) -> CompactionPlan:
+def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, sort_columns: tuple[str, ...] = ()) -> CompactionPlan:
     """Per-partition decisions within the byte budget (best expected gain first), merged into one
     procedure call per kind of rewrite; and the deferred rest."""
-    candidates = [a for p in metrics.partitions if (a := _partition_action(p, policy, partition_by, sort_columns))]
-    candidates += _amplification_actions(metrics, policy, {a.partition for a in candidates}, partition_by, sort_columns)
+    candidates = [a for p in metrics.partitions if (a := _partition_action(p, policy, sort_columns))]
+    candidates += _amplification_actions(metrics, policy, {a.partition for a in candidates}, sort_columns)
     runnable = [a for a in candidates if not a.reason.startswith("skipped:")]
     skipped = [a for a in candidates if a.reason.startswith("skipped:")]
     runnable.sort(key=lambda a: (-a.expected_files_saved, a.input_bytes, a.partition))
@@ -252,12 +250,13 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: 
     return CompactionPlan(metrics.table, merge_calls(selected), tuple(deferred), budget, tuple(selected))
 
 
-def plan_compaction(metrics: TableHealth, policy: CompactionPolicy, *, partition_by: tuple[str, ...] = (),
+def plan_compaction(metrics: TableHealth, policy: CompactionPolicy, *,
                     sort_columns: tuple[str, ...] = ()) -> list[CompactionAction]:
     """The actions of this run (see plan_table for the deferred ones)."""
-    return list(plan_table(metrics, policy, partition_by=partition_by, sort_columns=sort_columns).actions)
+    return list(plan_table(metrics, policy, sort_columns=sort_columns).actions)
 
 
 def plan_configured(metrics: TableHealth, spec: TableConfig) -> CompactionPlan:
-    """plan_table with a configured table's policy, partitioning and zonemap columns."""
-    return plan_table(metrics, spec.compaction, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns)
+    """plan_table with a table's effective policy, sorting by its zonemap columns. The partitions' predicates
+    come from the health figures, i.e. from the specs in the table's metadata."""
+    return plan_table(metrics, spec.compaction, sort_columns=spec.zonemap.columns)

@@ -1,37 +1,22 @@
-"""A Spark SQL predicate selecting exactly one partition, from its partition values and the table's
-partition transforms: pure. rewrite_data_files takes it as `where`, so a rewrite reads and
-commits only that partition."""
+"""A Spark SQL predicate selecting exactly one partition, from its partition values and the transforms of
+the spec that wrote it (as the table's metadata has them, parsed by pyiceberg): pure.
+rewrite_data_files takes it as `where`, so a rewrite reads and commits only that partition."""
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from lakeops.exceptions import ConfigError
+from lakeops.tables.identifier import quote
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_TRANSFORM = re.compile(r"^(?:(year|month|day|hour)\((\w+)\)|bucket\((\d+),\s*(\w+)\)|truncate\((\d+),\s*(\w+)\)|(\w+))$")
-
-
-def partition_field_name(transform: str) -> str:
-    """Iceberg's default partition field name: day(created_at) -> created_at_day, bucket(8, id) -> id_bucket."""
-    match = _TRANSFORM.match(transform.strip())
-    if not match:
-        raise ConfigError(f"partition_by: {transform!r} is not a partition transform")
-    if match.group(1):
-        return f"{match.group(2)}_{match.group(1)}"
-    if match.group(4):
-        return f"{match.group(4)}_bucket"
-    if match.group(6):
-        return f"{match.group(6)}_trunc"
-    return match.group(7)
 
 
 def _literal(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int | float):
         return repr(value)
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
@@ -65,43 +50,59 @@ def _time_range(unit: str, ordinal: int) -> tuple[datetime, datetime]:
     return start, datetime(1970 + end_months // 12, end_months % 12 + 1, 1, tzinfo=UTC)
 
 
-def transform_predicate(transform: str, value: Any) -> str:
-    """The predicate on the source column that selects partition value `value` of `transform`."""
-    match = _TRANSFORM.match(transform.strip())
-    if not match:
-        raise ConfigError(f"partition_by: {transform!r} is not a partition transform")
-    unit, column = match.group(1), match.group(2)
-    if unit:
-        if value is None:
-            return f"{column} IS NULL"
-        start, end = _time_range(unit, _as_ordinal(value, unit))
-        return f"{column} >= {_ts(start)} AND {column} < {_ts(end)}"
-    if match.group(3):
-        buckets, column = int(match.group(3)), match.group(4)
-        return f"{column} IS NULL" if value is None else f"system.bucket({buckets}, {column}) = {int(value)}"
-    if match.group(5):
-        width, column = int(match.group(5)), match.group(6)
-        if value is None:
-            return f"{column} IS NULL"
+def transform_predicate(column: str, transform: str, value: Any) -> str | None:
+    """The predicate on `column` that selects partition value `value` of `transform` (pyiceberg's name:
+    identity, year, month, day, hour, bucket[N], truncate[W], void); None when the field selects nothing
+    (a void field, dropped from the spec: every row has a null there)."""
+    from pyiceberg.transforms import (
+        BucketTransform,
+        DayTransform,
+        HourTransform,
+        IdentityTransform,
+        MonthTransform,
+        TruncateTransform,
+        VoidTransform,
+        YearTransform,
+        parse_transform,
+    )
+
+    parsed = parse_transform(transform)
+    if isinstance(parsed, VoidTransform):
+        return None
+    name = quote(column)
+    if value is None:
+        return f"{name} IS NULL"
+    units = {YearTransform: "year", MonthTransform: "month", DayTransform: "day", HourTransform: "hour"}
+    for cls, unit in units.items():
+        if isinstance(parsed, cls):
+            start, end = _time_range(unit, _as_ordinal(value, unit))
+            return f"{name} >= {_ts(start)} AND {name} < {_ts(end)}"
+    if isinstance(parsed, BucketTransform):
+        return f"system.bucket({parsed.num_buckets}, {name}) = {int(value)}"
+    if isinstance(parsed, TruncateTransform):
         if isinstance(value, int):
-            return f"{column} >= {value} AND {column} < {value + width}"
-        return f"system.truncate({width}, {column}) = {_literal(value)}"
-    column = match.group(7)
-    return f"{column} IS NULL" if value is None else f"{column} = {_literal(value)}"
+            return f"{name} >= {value} AND {name} < {value + parsed.width}"
+        return f"system.truncate({parsed.width}, {name}) = {_literal(value)}"
+    if isinstance(parsed, IdentityTransform):
+        return f"{name} = {_literal(value)}"
+    raise ConfigError(f"partition transform {transform!r} of column {column!r} has no predicate lakeops can write")
 
 
-def partition_where(partition_by: tuple[str, ...], partition_values: tuple[tuple[str, Any], ...]) -> str | None:
+def partition_where(values: tuple[tuple[str, Any], ...], sources: tuple[tuple[str, str], ...]) -> str | None:
     """The predicate for one partition (None for an unpartitioned table: the whole table).
 
-    Raises ConfigError when a partition field is not one of the configured transforms (the table's
-    spec evolved away from the config): the planner then skips that partition rather than guess."""
-    if not partition_values:
+    `values` are (partition field, value) pairs, `sources` (source column, transform) of the same fields,
+    both from the table's metadata. Raises ConfigError when a field's source column is gone from the
+    schema: the planner then skips that partition rather than guess."""
+    if not values:
         return None
-    by_field = {partition_field_name(t): t for t in partition_by}
+    if len(sources) != len(values):
+        raise ConfigError(f"partition {values!r} has no source columns and transforms; evaluate health again")
     parts = []
-    for field_name, value in partition_values:
-        if field_name not in by_field:
-            raise ConfigError(f"partition field {field_name!r} is not produced by partition_by {list(partition_by)}; "
-                              "align the table's partition spec with the config")
-        parts.append(f"({transform_predicate(by_field[field_name], value)})")
-    return " AND ".join(parts)
+    for (field, value), (column, transform) in zip(values, sources, strict=True):
+        if not column:
+            raise ConfigError(f"partition field {field!r} reads a column the table's schema no longer has")
+        predicate = transform_predicate(column, transform, value)
+        if predicate is not None:
+            parts.append(f"({predicate})")
+    return " AND ".join(parts) or None

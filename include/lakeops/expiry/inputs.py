@@ -28,12 +28,12 @@ def downstream_watermarks(catalog: Catalog, config: LakeopsConfig, source: str) 
     """{downstream table: snapshot of `source` it has processed up to}, over every table of the config
     that exists in the catalog (a consumer registers its downstream table in the config's tables)."""
     found = {}
+    target = config.identifier(source)
     for name in sorted(config.tables):
-        identifier = config.identifier(name)
-        if name == source or not catalog.table_exists(identifier):
+        if name == target or not catalog.table_exists(name):
             continue
-        marks = current_watermarks(catalog.load_table(identifier))
-        if source in marks:
-            found[name] = marks[source]
+        for marked, snapshot_id in current_watermarks(catalog.load_table(name)).items():
+            if config.identifier(marked) == target:  # a watermark names its source as the ETL does: ns.table or table
+                found[name] = snapshot_id
     log.info("watermarks on %s: %d downstream tables of %d configured (%s)", source, len(found), len(config.tables), found)
     return found

@@ -136,8 +136,9 @@ def retained_by_rules(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo]
 
 def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], request: ExpiryRequest,
                 policy: RetentionPolicy, watermarks: Mapping[str, int], markers: Iterable[InflightMarker],
-                now_ms: int) -> ExpiryPlan:
-    """watermarks: {downstream table: snapshot id of this table it has processed up to}."""
+                now_ms: int, checkpoints: Mapping[str, list[int]] | None = None) -> ExpiryPlan:
+    """watermarks: {downstream table: snapshot id of this table it has processed up to}; checkpoints:
+    {streaming checkpoint location: snapshots the query reading this table still needs}."""
     snapshots = list(snapshots)
     refs = list(refs)
     by_id = {s.snapshot_id: s for s in snapshots}
@@ -157,6 +158,13 @@ def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], requ
                             "in the table: its next incremental run cannot start from it")
             continue
         guards.setdefault(snapshot_id, []).append(f"watermark of downstream table {consumer}")
+    for location, needed in sorted((checkpoints or {}).items()):
+        for snapshot_id in needed:
+            if snapshot_id in by_id:
+                guards.setdefault(snapshot_id, []).append(f"last processed by the streaming query checkpointed at {location}")
+            else:
+                warnings.append(f"the streaming query checkpointed at {location} needs snapshot {snapshot_id}, which is "
+                                "no longer in the table: it cannot restart from its checkpoint")
     live, stale = [], []
     for marker in markers:
         (live if marker.is_live(now_ms) else stale).append(marker)

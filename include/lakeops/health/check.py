@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from lakeops.config import LakeopsConfig, load_config
-from lakeops.health.compute import compute_health, table_health
+from lakeops.config import LakeopsConfig, TableConfig, load_config
+from lakeops.health.compute import compute_health
 from lakeops.health.history import open_history
 from lakeops.health.thresholds import breaches, default_thresholds
+from lakeops.tables.effective import effective
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -18,9 +19,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def resolve_limits(config: LakeopsConfig, table: str, check: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
-    """The table's configured thresholds for `check`, with the given overrides (None values ignored)."""
-    spec = config.table(table)
+def resolve_limits(spec: TableConfig, check: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """The table's effective thresholds for `check`, with the given overrides (None values ignored)."""
     limits = default_thresholds(check, spec.health, spec.compaction)
     unknown = set(overrides or {}) - set(limits)
     if unknown:
@@ -48,11 +48,13 @@ def evaluate_checks(config: LakeopsConfig, table: str, checks: dict[str, dict[st
     """The table's health, evaluated once and stored in the history, and the partitions over each
     check's threshold (check name -> its overrides, None for the configured ones). `loaded`: the
     table as pyiceberg already loaded it, to save a second catalog read."""
-    limits = {check: resolve_limits(config, table, check, overrides) for check, overrides in checks.items()}
     if loaded is None:
-        health = table_health(config, table, growth_window_hours=config.health.growth_window_hours)
-    else:
-        health = compute_health(loaded, config.table(table).compaction, growth_window_hours=config.health.growth_window_hours)
+        from lakeops.catalog import load_catalog
+
+        loaded = load_catalog(config.catalog).load_table(config.identifier(table))
+    spec = effective(config.table(table), loaded)
+    limits = {check: resolve_limits(spec, check, overrides) for check, overrides in checks.items()}
+    health = compute_health(loaded, spec.compaction, growth_window_hours=config.health.growth_window_hours)
     if record:
         open_history(config).append(health)
     found = {}

@@ -209,13 +209,14 @@ def compute_health(table: Table, policy: CompactionPolicy | None = None, *, now_
             partition=spec.partition_to_path(record, schema) if spec.fields else "",  # type: ignore[arg-type]
             spec_id=spec_id,
             partition_values=tuple((pf.name, record[i]) for i, pf in enumerate(spec.fields)),  # type: ignore[index]
+            partition_sources=tuple((schema.find_column_name(pf.source_id) or "", str(pf.transform)) for pf in spec.fields),
             last_commit_ms=max(times) if times else None,
             **_figures(t, growth_window_hours),  # type: ignore[arg-type]
         ))
     partitions.sort(key=lambda p: (p.spec_id, p.partition))
     last_commit_ms = snapshot.timestamp_ms if snapshot else None
     health = TableHealth(
-        table=".".join(table.name()[-2:]),
+        table=".".join(table.name()),
         evaluated_at_ms=now_ms,
         snapshot_id=snapshot.snapshot_id if snapshot else None,
         format_version=metadata.format_version,
@@ -238,9 +239,9 @@ def compute_health(table: Table, policy: CompactionPolicy | None = None, *, now_
 
 def table_health(config: LakeopsConfig, table: str, *, now_ms: int | None = None,
                  growth_window_hours: float = DEFAULT_GROWTH_WINDOW_HOURS) -> TableHealth:
-    """Health of a configured table, with its compaction policy's file-size targets."""
+    """Health of a maintained table, with its effective compaction policy's file-size targets."""
     from lakeops.catalog import load_catalog
+    from lakeops.tables.effective import load_effective
 
-    spec = config.table(table)
-    loaded = load_catalog(config.catalog).load_table(config.identifier(spec.name))
+    spec, loaded = load_effective(config, load_catalog(config.catalog), table)
     return compute_health(loaded, spec.compaction, now_ms=now_ms, growth_window_hours=growth_window_hours)

@@ -147,6 +147,19 @@ class HealthHistory:
         names = {f.name for f in dataclasses.fields(HealthPoint)}
         return [HealthPoint(**{k: v for k, v in row.items() if k in names}, table=row["table_name"]) for row in rows]
 
+    def latest(self) -> dict[str, tuple[int | None, int]]:
+        """Each table's last evaluation: (snapshot id, evaluated_at_ms), in one query."""
+        import sqlalchemy as sa
+
+        t = self._table
+        newest = (sa.select(t.c.table_name, sa.func.max(t.c.evaluated_at_ms).label("at"))
+                  .where(t.c.partition.is_(None)).group_by(t.c.table_name).subquery())
+        query = sa.select(t.c.table_name, t.c.snapshot_id, t.c.evaluated_at_ms).join(
+            newest, sa.and_(t.c.table_name == newest.c.table_name, t.c.evaluated_at_ms == newest.c.at)).where(
+            t.c.partition.is_(None))
+        with self.engine.connect() as conn:
+            return {row[0]: (row[1], int(row[2])) for row in conn.execute(query)}
+
     def tables(self) -> list[str]:
         import sqlalchemy as sa
 

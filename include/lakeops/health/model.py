@@ -76,6 +76,9 @@ class PartitionHealth(FileFigures):
     """(partition field name, raw partition value) pairs, e.g. (('created_at_day', 20413),)."""
     last_commit_ms: int | None
     """Commit time of the newest live file in the partition."""
+    partition_sources: tuple[tuple[str, str], ...] = ()
+    """(source column, transform) of each partition field, aligned with partition_values, e.g.
+    (('created_at', 'day'),): what a predicate selecting the partition is written on."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Which configured tables need compacting, polled from metadata alone: the state the
 compact_on_health DAG's asset watcher keeps in Airflow's triggerer.
 
-A poll reads each table's current snapshot id (one catalog read). Only when that id has changed
+A poll reads each table's current metadata location (one query for every table of a SQL catalog,
+lakeops.tables.pointers) and loads only the tables that committed since. Only when the snapshot id has changed
 since the last evaluation is the table's health evaluated again (stored in the history): every
 figure the checks compare follows from the snapshot, and delete-file growth only falls while no
 commit comes. A table is over threshold when one of the three sensors' checks fires at its
@@ -29,6 +30,11 @@ log = logging.getLogger(__name__)
 class WatchedTable:
     """What the watch remembers of one table between polls."""
 
+    location: str | None = None
+    """The metadata file the table was last loaded from: the table is loaded again only when it changes."""
+    watched: bool = False
+    """Whether its compaction trigger is `watch` (or it was named), as of that metadata."""
+    snapshot_id: int | None = None
     evaluated: bool = False
     evaluated_snapshot: int | None = None
     over: dict[str, list[str]] = field(default_factory=dict)
@@ -57,8 +63,9 @@ def event_payload(table: str, snapshot_id: int | None, over: dict[str, list[str]
 
 
 class HealthWatch:
-    """Polls `tables` (None: every table of the config, read again at every poll, so a change to
-    lakeops.yaml applies without restarting the triggerer) and returns the events due."""
+    """Polls `tables` (None: every maintained table whose compaction trigger is `watch`, the configured and
+    the discovered ones, listed again at every poll, so a change to lakeops.yaml, a new table or a changed
+    table property applies without restarting the triggerer) and returns the events due."""
 
     def __init__(self, tables: list[str] | None = None, *, min_event_interval_s: float = 300.0,
                  config_path: str | None = None, record: bool = True) -> None:
@@ -70,6 +77,8 @@ class HealthWatch:
         self.record = record
         self.states: dict[str, WatchedTable] = {}
         self.polls = 0
+        self.loads = 0
+        """Tables loaded from their metadata: follows the tables that committed, not the number of tables."""
         self.evaluations = 0
         self.failed: dict[str, str] = {}
         """Tables the last poll could not read or evaluate, with the error."""
@@ -80,31 +89,48 @@ class HealthWatch:
 
         from lakeops.catalog import load_catalog
         from lakeops.config import load_config
+        from lakeops.tables.effective import effective
+        from lakeops.tables.pointers import metadata_locations
 
         now_s = time.time() if now_s is None else now_s
         config = load_config(self.config_path)
-        tables = self.tables or list(config.tables)
-        for table in tables:
-            config.table(table)  # an unknown name fails here, with the configured ones listed
         catalog = load_catalog(config.catalog)
+        if self.tables:
+            tables = [config.identifier(t) for t in self.tables]
+            for table in tables:
+                config.table(table)  # an unknown name fails here, with the configured ones listed
+        else:
+            tables = [str(t) for t in config.maintained(catalog)]
         self.polls += 1
         events = []
         self.failed = {}
+        locations = metadata_locations(catalog, tables)
         for table in tables:
             state = self.states.setdefault(table, WatchedTable())
-            try:
-                loaded = catalog.load_table(config.identifier(table))
-                snapshot_id = loaded.metadata.current_snapshot_id
-                if needs_evaluation(state, snapshot_id):
-                    state.over = self._evaluate(config, table, loaded)
-                    self.evaluations += 1
-                    state.evaluated, state.evaluated_snapshot = True, snapshot_id
-            except NoSuchTableError:
+            location = locations.get(table)
+            if location is None:
                 continue  # not created yet: nothing to watch
+            try:
+                if location != state.location:
+                    loaded = catalog.load_table(table)
+                    self.loads += 1
+                    state.location, state.snapshot_id = location, loaded.metadata.current_snapshot_id
+                    # compacted on a schedule by compact_tables unless its trigger is `watch` (or it was named)
+                    state.watched = bool(self.tables) or effective(config.table(table), loaded).compaction.trigger == "watch"
+                    if state.watched and needs_evaluation(state, state.snapshot_id):
+                        state.over = self._evaluate(config, table, loaded)
+                        self.evaluations += 1
+                        state.evaluated, state.evaluated_snapshot = True, state.snapshot_id
+            except NoSuchTableError:
+                continue
             except Exception as e:  # noqa: BLE001 - one unreadable table must not blind the watch to the others
+                state.location = None  # read it again at the next poll
                 self.failed[table] = f"{type(e).__name__}: {e}"
                 log.error("health watch: table %s cannot be evaluated, the others still are: %s", table, self.failed[table])
                 continue
+            if not state.watched:
+                continue
+            snapshot_id = state.snapshot_id
             if event_due(state, now_s, self.min_event_interval_s):
                 events.append(event_payload(table, snapshot_id, state.over))
                 log.info("health watch: %s over threshold at snapshot %s (%s)", table, snapshot_id,
@@ -118,12 +144,13 @@ class HealthWatch:
         run that ends without a Spark job, again every interval for as long as the check stays over."""
         from lakeops.compaction.plan import plan_configured
         from lakeops.health.check import evaluate_checks
+        from lakeops.tables.effective import effective
 
         health, found = evaluate_checks(config, table, dict.fromkeys(CHECKS), record=self.record, loaded=loaded)
         over = {check: [p["partition"] for p in partitions] for check, partitions in found.items() if partitions}
         if not over:
             return {}
-        if not plan_configured(health, config.table(table)).actions:
+        if not plan_configured(health, effective(config.table(table), loaded)).actions:
             log.info("health watch: %s over threshold (%s) but the plan has nothing to rewrite: no event", table,
                      ", ".join(over))
             return {}

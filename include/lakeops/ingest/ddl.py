@@ -1,9 +1,12 @@
-"""CREATE TABLE statements rendered from the built-in schemas and a table's config: pure."""
+"""CREATE TABLE statements for the tables lakeops creates, rendered from their config `create` block,
+and for each ingested table's quarantine table (lakeops' own, fixed columns): pure."""
 
 from __future__ import annotations
 
-from lakeops.config import LakeopsConfig, TableConfig, partition_source_column
-from lakeops.schemas import BUILTIN_SCHEMAS
+from lakeops.config import LakeopsConfig, TableConfig
+from lakeops.exceptions import ConfigError
+from lakeops.tables.definition import ColumnDef
+from lakeops.tables.identifier import quote
 
 # write.wap.enabled: batches are staged, then published once under their batch id (exactly once).
 BASE_PROPERTIES = {
@@ -12,38 +15,51 @@ BASE_PROPERTIES = {
     "write.parquet.compression-codec": "zstd",
 }
 
+QUARANTINE_COLUMNS = (
+    ColumnDef("table_name", "STRING", True),
+    ColumnDef("batch_id", "STRING", True),
+    ColumnDef("source_file", "STRING", True),
+    ColumnDef("raw_line", "STRING"),
+    ColumnDef("reason", "STRING", True),
+    ColumnDef("quarantined_at", "TIMESTAMP", True),
+)
+"""One row per rejected input line: which table and batch, where it came from, the line, and why."""
 
-def spark_transform(transform: str) -> str:
-    """Config transforms use Iceberg's names; Spark DDL spells the time ones in plural."""
-    column = partition_source_column(transform)
-    for name in ("year", "month", "day", "hour"):
-        if transform.startswith(f"{name}("):
-            return f"{name}s({column})"
-    return transform
 
-
-def _create_sql(config: LakeopsConfig, name: str, schema: str, partition_by: tuple[str, ...]) -> str:
-    columns = ",\n  ".join(f"{c.name} {c.sql_type}{' NOT NULL' if c.required else ''}" for c in BUILTIN_SCHEMAS[schema])
-    sql = f"CREATE TABLE IF NOT EXISTS {config.qualified(name)} (\n  {columns}\n) USING iceberg"
-    if partition_by:
-        sql += f"\nPARTITIONED BY ({', '.join(spark_transform(t) for t in partition_by)})"
-    props = ", ".join(f"'{k}' = '{v}'" for k, v in BASE_PROPERTIES.items())
-    return sql + f"\nTBLPROPERTIES ({props})"
+def _create_sql(qualified: str, columns: tuple[ColumnDef, ...], partitioned: tuple[str, ...], properties: dict[str, str]) -> str:
+    body = ",\n  ".join(c.ddl() for c in columns)
+    sql = f"CREATE TABLE IF NOT EXISTS {qualified} (\n  {body}\n) USING iceberg"
+    if partitioned:
+        sql += f"\nPARTITIONED BY ({', '.join(partitioned)})"
+    rendered = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
+    return sql + f"\nTBLPROPERTIES ({rendered})"
 
 
 def create_table_sql(config: LakeopsConfig, table: TableConfig) -> str:
-    return _create_sql(config, table.name, table.schema, table.partition_by)
+    """The table as its `create` block declares it; a table without one must exist already."""
+    if table.create is None:
+        raise ConfigError(f"table {table.name} does not exist and its config entry has no `create` block; create the "
+                          f"table with the engine that writes it, or declare its columns under tables.{table.name}.create")
+    return _create_sql(config.qualified(table.name), table.create.columns,
+                       tuple(p.spark_ddl() for p in table.create.partition_by),
+                       {**BASE_PROPERTIES, **table.create.properties})
 
 
 def create_quarantine_sql(config: LakeopsConfig, table: TableConfig) -> str:
     """The quarantine table of `table`: unpartitioned, one row per rejected line."""
-    return _create_sql(config, table.quarantine_name, "quarantine", ())
+    return _create_sql(config.qualified(table.quarantine_name), QUARANTINE_COLUMNS, (), BASE_PROPERTIES)
 
 
 def table_ddl(config: LakeopsConfig, table: TableConfig) -> list[str]:
-    """Statements that create the table, its write order and its quarantine table, idempotently."""
-    statements = [create_table_sql(config, table)]
-    if table.sort_by:
-        statements.append(f"ALTER TABLE {config.qualified(table.name)} WRITE ORDERED BY {', '.join(table.sort_by)}")
+    """Statements that create the namespace, the table, its key and write order, and its quarantine table,
+    idempotently."""
+    qualified = config.qualified(table.name)
+    statements = [f"CREATE NAMESPACE IF NOT EXISTS {table.id.spark_namespace(config.catalog.name)}",
+                  create_table_sql(config, table)]
+    assert table.create is not None
+    if table.key:
+        statements.append(f"ALTER TABLE {qualified} SET IDENTIFIER FIELDS {', '.join(quote(c) for c in table.key)}")
+    if table.create.sort_by:
+        statements.append(f"ALTER TABLE {qualified} WRITE ORDERED BY {', '.join(quote(c) for c in table.create.sort_by)}")
     statements.append(create_quarantine_sql(config, table))
     return statements

@@ -67,7 +67,7 @@ def plan_ingest(config: LakeopsConfig, table: str, start: datetime, end: datetim
         table=config.qualified(spec.name),
         quarantine_table=config.qualified(spec.quarantine_name),
         batch_id=batch_id(spec.name, start, end),
-        source_dirs=tuple(interval_dirs(config.landing_root, spec.source or spec.name, start, end)),
+        source_dirs=tuple(interval_dirs(config.landing_root, spec.source_dir, start, end)),
         start=start,
         end=end,
     )

@@ -17,8 +17,6 @@ from lakeops.ingest.plan import check_ingest_mode
 AVAILABLE_NOW = "available-now"
 SUPERVISED = "supervised"
 MODES = (AVAILABLE_NOW, SUPERVISED)
-STREAM_SCHEMAS = ("events",)
-
 
 @dataclass(frozen=True)
 class StreamPlan:
@@ -55,7 +53,8 @@ def source_glob(landing_root: str, stream: str) -> str:
 def default_checkpoint(config: LakeopsConfig, table: str) -> str:
     """<warehouse>/_checkpoints/<namespace>/<table>: beside the table's folder, outside its location, so
     nothing that manages the table's files (orphan removal, a purge) lists it."""
-    return f"{config.catalog.warehouse_location.rstrip('/')}/_checkpoints/{config.catalog.namespace}/{table}"
+    table_id = config.table_id(table)
+    return f"{config.catalog.warehouse_location.rstrip('/')}/_checkpoints/{'/'.join(table_id.namespace)}/{table_id.name}"
 
 
 def micro_batch_id(table: str, query_id: str, epoch: int) -> str:
@@ -76,9 +75,9 @@ def plan_stream(config: LakeopsConfig, table: str, mode: str, run_seconds: int |
                 trigger_seconds: int | None = None) -> StreamPlan:
     """The streaming query of `table` in `mode`; run_seconds / trigger_seconds override the config (supervised)."""
     spec = config.table(table)
-    if spec.schema not in STREAM_SCHEMAS:
-        raise ConfigError(f"table {table!r} has schema {spec.schema!r}; streaming ingest reads JSON-lines events "
-                          f"(schemas: {', '.join(STREAM_SCHEMAS)}). CDC tables are ingested by dags/ingest_cdc.py")
+    if spec.ingest.format != "events":
+        raise ConfigError(f"table {spec.name} has ingest.format {spec.ingest.format!r}; streaming ingest appends JSON-lines "
+                          "events. Change data is merged by the batch CDC ingest (ingest.mode: batch)")
     check_ingest_mode(config, table, "streaming")
     if mode not in MODES:
         raise ConfigError(f"streaming mode {mode!r} is unknown; use one of {', '.join(MODES)}")
@@ -96,9 +95,9 @@ def plan_stream(config: LakeopsConfig, table: str, mode: str, run_seconds: int |
         table_name=spec.name,
         table=config.qualified(spec.name),
         quarantine_table=config.qualified(spec.quarantine_name),
-        source_glob=source_glob(config.landing_root, spec.source or spec.name),
+        source_glob=source_glob(config.landing_root, spec.source_dir),
         checkpoint=streaming.checkpoint_location or default_checkpoint(config, spec.name),
-        query_name=f"lakeops_stream_{spec.name}",
+        query_name=f"lakeops_stream_{spec.id.slug}".replace("-", "_"),
         mode=mode,
         max_files_per_trigger=streaming.max_files_per_trigger,
         trigger_seconds=trigger if supervised else None,

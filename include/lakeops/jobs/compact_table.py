@@ -29,7 +29,7 @@ def main(argv: list[str]) -> int:
         config = load_config(args.config)
         spec = config.table(args.table)
         plan = plan_from_json(args.plan)
-        if plan.table.split(".")[-1] != spec.name:
+        if config.identifier(plan.table) != spec.name:
             raise ConfigError(f"plan is for table {plan.table!r}, not {args.table!r}; plan the table you compact")
         spark = build_session(config, f"lakeops compact {spec.name}")
         return run_compaction(spark, config, spec.name, plan, args.run_id, dry_run=args.dry_run)

@@ -11,12 +11,14 @@ import sys
 import time
 from datetime import datetime
 
+from lakeops.catalog import load_catalog
 from lakeops.config import load_config
 from lakeops.exceptions import ConfigError
 from lakeops.expiry.plan import resolve_request
 from lakeops.spark.expire import run_expiry
 from lakeops.spark.job import run_job
 from lakeops.spark.session import build_session
+from lakeops.tables.effective import load_effective
 
 
 def _ms(value: str, what: str) -> int | None:
@@ -54,7 +56,8 @@ def main(argv: list[str]) -> int:
     def body() -> dict:
         config = load_config(args.config)
         now_ms = int(time.time() * 1000)
-        request = resolve_request(config.table(args.table).retention, now_ms, as_of_ms=_ms(args.as_of, "as_of"),
+        spec, _ = load_effective(config, load_catalog(config.catalog), args.table)
+        request = resolve_request(spec.retention, now_ms, as_of_ms=_ms(args.as_of, "as_of"),
                                   older_than_ms=_ms(args.older_than, "older_than"),
                                   retain_last=_int(args.retain_last, "retain_last"),
                                   orphan_min_age_hours=_int(args.orphan_min_age_hours, "orphan_min_age_hours"),

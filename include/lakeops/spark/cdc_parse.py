@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lakeops.cdc.sql import LSN, OP, TS_MS, cdc_key
-from lakeops.schemas import BUILTIN_SCHEMAS
+from lakeops.cdc.sql import LSN, OP, TS_MS
+from lakeops.tables.live import LiveColumn
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -14,17 +14,24 @@ if TYPE_CHECKING:
 OPS = ("c", "u", "d", "r")  # r: a snapshot read, applied like a create
 
 
+def _path(image: str, name: str) -> str:
+    return f"$.{image}['{name}']"
+
+
 def _typed(image: str, name: str, sql_type: str) -> Column:
     from pyspark.sql import functions as F
 
-    path = f"$.{image}.{name}"
-    if sql_type == "TIMESTAMP":  # Debezium sends timestamps as epoch microseconds
-        return F.expr(f"timestamp_micros(try_variant_get(v, '{path}', 'bigint'))")
-    return F.expr(f"try_variant_get(v, '{path}', '{sql_type}')")
+    path = _path(image, name)
+    if sql_type in ("TIMESTAMP", "TIMESTAMP_NTZ"):  # Debezium sends timestamps as epoch microseconds
+        micros = f'timestamp_micros(try_variant_get(v, "{path}", \'bigint\'))'
+        return F.expr(micros if sql_type == "TIMESTAMP" else f"CAST({micros} AS TIMESTAMP_NTZ)")
+    if sql_type == "DATE":  # and dates as days since the epoch
+        return F.expr(f'date_from_unix_date(try_variant_get(v, "{path}", \'int\'))')
+    return F.expr(f'try_variant_get(v, "{path}", \'{sql_type}\')')
 
 
-def parse_changes(raw: DataFrame, schema: str) -> DataFrame:
-    """raw(value, source_file) -> the schema's columns taken from the row image (after for c/u/r,
+def parse_changes(raw: DataFrame, columns: tuple[LiveColumn, ...]) -> DataFrame:
+    """raw(value, source_file) -> the table's columns taken from the row image (after for c/u/r,
     before for d), plus _op, _lsn, _ts_ms, value, source_file and reason."""
     from pyspark.sql import functions as F
 
@@ -48,11 +55,11 @@ def parse_changes(raw: DataFrame, schema: str) -> DataFrame:
     checks.append((known_op & is_delete & ~image_present["before"], F.lit("op d without a before image")))
     checks.append((known_op & ~is_delete & ~image_present["after"], F.concat(F.lit("op "), op, F.lit(" without an after image"))))
     values = {}
-    for column in BUILTIN_SCHEMAS[schema]:
+    for column in columns:
         typed = F.when(is_delete, _typed("before", column.name, column.sql_type)).otherwise(_typed("after", column.name, column.sql_type))
         image = F.when(is_delete, F.lit("before")).otherwise(F.lit("after"))
-        raw_value = F.when(is_delete, F.expr(f"try_variant_get(v, '$.before.{column.name}', 'variant')")).otherwise(
-            F.expr(f"try_variant_get(v, '$.after.{column.name}', 'variant')"))
+        raw_value = F.when(is_delete, F.expr(f'try_variant_get(v, "{_path("before", column.name)}", \'variant\')')).otherwise(
+            F.expr(f'try_variant_get(v, "{_path("after", column.name)}", \'variant\')'))
         present = F.when(raw_value.isNull(), F.lit(False)).otherwise(~F.call_function("is_variant_null", raw_value))
         if column.required:
             checks.append((known_op & ~present, F.concat(F.lit("missing required field "), image, F.lit(f".{column.name}"))))
@@ -65,12 +72,11 @@ def parse_changes(raw: DataFrame, schema: str) -> DataFrame:
                      op.alias(OP), lsn.alias(LSN), ts_ms.alias(TS_MS), reason.alias("reason"))
 
 
-def last_change_per_key(changes: DataFrame, schema: str) -> DataFrame:
+def last_change_per_key(changes: DataFrame, key: tuple[str, ...]) -> DataFrame:
     """One row per key: its last change by source order (lsn, then ts_ms). Debezium's lsn increases
     across the source's log, so the latest change wins and a final delete deletes."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    key = cdc_key(schema)
-    order = Window.partitionBy(key).orderBy(F.col(LSN).desc(), F.col(TS_MS).desc_nulls_last())
+    order = Window.partitionBy(*[F.col(f"`{k}`") for k in key]).orderBy(F.col(LSN).desc(), F.col(TS_MS).desc_nulls_last())
     return changes.withColumn("_rank", F.row_number().over(order)).where("_rank = 1").drop("_rank")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from lakeops.batches import BATCH_ID_PROPERTY, published_snapshot, staged_snapshot
 from lakeops.exceptions import IngestError
+from lakeops.tables.identifier import TableId
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -25,7 +26,7 @@ DUPLICATE_PUBLISH = "DuplicateWAPCommitException"
 
 def _metadata(catalog: Catalog, table: str) -> Table:
     """The table as the catalog has it now: catalog.namespace.name -> namespace.name."""
-    return catalog.load_table(table.split(".", 1)[1])
+    return catalog.load_table(TableId.from_qualified(table)[1].as_tuple())
 
 
 def stage_batch(spark: SparkSession, catalog: Catalog, df: DataFrame, table: str, batch_id: str,
@@ -48,7 +49,7 @@ def stage_batch(spark: SparkSession, catalog: Catalog, df: DataFrame, table: str
 
 def publish_staged(spark: SparkSession, catalog: Catalog, table: str, batch_id: str, staged: int) -> int | None:
     """Publish a staged snapshot. None when batch_id was already published (by a concurrent run)."""
-    spark_catalog = table.split(".")[0]
+    spark_catalog = TableId.from_qualified(table)[0]
     try:
         spark.sql(f"CALL {spark_catalog}.system.cherrypick_snapshot(table => '{table}', snapshot_id => {int(staged)})")
     except Exception as e:  # py4j/Spark wrap the Java exception; its class name is in the message

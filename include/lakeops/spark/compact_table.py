@@ -15,6 +15,7 @@ from lakeops.health.compute import compute_health
 from lakeops.inflight import inflight
 from lakeops.spark.compact import run_action
 from lakeops.spark.dangling import remove_dangling_deletes
+from lakeops.tables.effective import load_effective
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -41,10 +42,9 @@ def reconcile_zonemap(loaded: Table, spec: TableConfig) -> dict[str, Any]:
 
 def run_compaction(spark: SparkSession, config: LakeopsConfig, table: str, plan: CompactionPlan, run_id: str,
                    *, dry_run: bool = False, attempts: int = 3) -> dict[str, Any]:
-    spec = config.table(table)
     catalog = load_catalog(config.catalog)
-    identifier = config.identifier(spec.name)
-    loaded = catalog.load_table(identifier)
+    spec, loaded = load_effective(config, catalog, table)
+    identifier = spec.name
     before = health_figures(compute_health(loaded, spec.compaction))
     result: dict[str, Any] = {"table": spec.name, "run_id": run_id, "dry_run": dry_run, "before": before,
                               "deferred": [{"partition": a.partition, "reason": a.reason} for a in plan.deferred]}

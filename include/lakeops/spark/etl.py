@@ -47,8 +47,9 @@ def run_id(plan: EtlPlan) -> str:
 
 def ensure_downstream(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str) -> None:
     if not catalog.table_exists(config.identifier(table)):
-        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
-        spark.sql(create_table_sql(config, config.table(table)))
+        spec = config.table(table)
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {spec.id.spark_namespace(config.catalog.name)}")
+        spark.sql(create_table_sql(config, spec))
 
 
 def _at(spark: SparkSession, config: LakeopsConfig, r: SourceRange) -> DataFrame:

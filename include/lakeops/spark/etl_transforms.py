@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lakeops.schemas import ORDERS, USERS
-
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
@@ -44,8 +42,8 @@ def orders_enriched(orders: DataFrame, users: DataFrame) -> DataFrame:
 
     u = users.select(F.col("user_id").alias("_uid"), *(F.col(c).alias(f"user_{c}") for c in USER_COLUMNS))
     joined = orders.join(u, orders["user_id"] == u["_uid"], "left")
-    return joined.select(*(c.name for c in ORDERS), *(f"user_{c}" for c in USER_COLUMNS))
+    return joined.select(*orders.columns, *(f"user_{c}" for c in USER_COLUMNS))
 
 
 ORDER_KEY = "order_id"
-USER_KEY = USERS[0].name
+USER_KEY = "user_id"

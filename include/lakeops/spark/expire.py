@@ -16,10 +16,13 @@ from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import MaintenanceError
 from lakeops.expiry import zonemap_gc
+from lakeops.expiry.checkpoints import read_checkpoint
 from lakeops.expiry.files import predicted_removals
 from lakeops.expiry.inputs import downstream_watermarks, refs_of, snapshots_of
 from lakeops.expiry.plan import ExpiryPlan, ExpiryRequest, iso, plan_expiry
 from lakeops.inflight import read_markers
+from lakeops.tables.effective import load_effective
+from lakeops.tables.identifier import TableId
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -95,7 +98,7 @@ def _map(mapping: dict[str, str]) -> str:
 def remove_orphans(spark: SparkSession, qualified: str, request: ExpiryRequest, equal_authorities: dict[str, str],
                    file_list_view: str | None = None) -> list[str]:
     """Iceberg's remove_orphan_files; returns the orphans found (deleted unless dry run)."""
-    catalog = qualified.split(".")[0]
+    catalog = TableId.from_qualified(qualified)[0]
     args = [f"table => '{qualified}'", f"older_than => {_ts(request.orphan_older_than_ms)}",
             f"dry_run => {str(request.dry_run).lower()}", f"equal_schemes => {_map(EQUAL_SCHEMES)}",
             "prefix_mismatch_mode => 'ERROR'"]
@@ -119,7 +122,7 @@ def remove_orphans(spark: SparkSession, qualified: str, request: ExpiryRequest, 
 
 
 def expire(spark: SparkSession, qualified: str, plan: ExpiryPlan) -> dict[str, int]:
-    catalog = qualified.split(".")[0]
+    catalog = TableId.from_qualified(qualified)[0]
     ids = ", ".join(f"{int(i)}L" for i in plan.expire)
     spark.sparkContext.setJobDescription(f"lakeops expiry {qualified}: expire {len(plan.expire)} snapshots")
     row = spark.sql(f"CALL {catalog}.system.expire_snapshots(table => '{qualified}', "
@@ -132,16 +135,16 @@ def run_expiry(spark: SparkSession, config: LakeopsConfig, table_name: str, requ
                now_ms: int | None = None, equal_authorities: dict[str, str] | None = None,
                file_list_view: str | None = None) -> ExpiryResult:
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
-    spec = config.table(table_name)
     catalog = load_catalog(config.catalog)
-    table = catalog.load_table(config.identifier(table_name))
+    spec, table = load_effective(config, catalog, table_name)
     qualified = config.qualified(table_name)
     location = table.location()
 
     snapshots = snapshots_of(table)
     markers = read_markers(location)
+    checkpoints = {location: read_checkpoint(location) for location in spec.retention.streaming_checkpoints}
     plan = plan_expiry(snapshots, refs_of(table), request, spec.retention,
-                       downstream_watermarks(catalog, config, table_name), markers, now_ms)
+                       downstream_watermarks(catalog, config, table_name), markers, now_ms, checkpoints)
     log.info("expiry %s: %d snapshots, %d to expire (older than %s, retain last %d), %d kept by guards, %d refs, %d stale markers",
              qualified, len(snapshots), len(plan.expire), iso(request.older_than_ms), plan.retain_last,
              len(plan.guarded), len(plan.refs_kept), len(plan.stale_markers))

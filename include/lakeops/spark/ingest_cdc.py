@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from lakeops.batches import later_batch, published_snapshot
 from lakeops.catalog import load_catalog
-from lakeops.cdc.sql import MERGE_ON_READ_PROPERTIES, OP, merge_sql
+from lakeops.cdc.sql import MERGE_ON_READ_PROPERTIES, OP, cdc_key, merge_sql
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import IngestError
 from lakeops.ingest.plan import IngestPlan
@@ -19,6 +19,7 @@ from lakeops.spark.cdc_parse import last_change_per_key, parse_changes
 from lakeops.spark.commit import append_once
 from lakeops.spark.ingest_events import ensure_tables, existing_files, write_zonemap_after_commit
 from lakeops.spark.merge_commit import merge_once
+from lakeops.tables.live import key_columns, live_columns, resolve_columns
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -70,7 +71,7 @@ def refuse_out_of_order(loaded: Table, plan: IngestPlan, table: str, spark_catal
         f"(snapshot {later.snapshot_id}): merging older changes after newer ones would overwrite newer values and "
         f"bring deleted keys back. CDC intervals apply in source order. To apply this interval, roll the table back "
         f"to the snapshot before that batch ({rollback}) and re-run the intervals from {plan.start.isoformat()} on, "
-        "in order (the ingest_cdc DAG runs one interval at a time).")
+        "in order (the table's ingest DAG runs one interval at a time).")
 
 
 def run_cdc_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan) -> CdcResult:
@@ -89,9 +90,12 @@ def run_cdc_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan:
         log.info("batch %s is already merged into %s; nothing to do", plan.batch_id, plan.table)
         return CdcResult(plan.batch_id, "already_committed", len(files))
     refuse_out_of_order(loaded, plan, spec.name, config.catalog.name)
+    columns = live_columns(loaded.schema())
+    key = cdc_key(spec.key, key_columns(loaded), spec.name)
+    resolve_columns(loaded.schema(), key, "key", spec.name)
     spark.sparkContext.setJobDescription(f"lakeops cdc {plan.batch_id}: parse {len(files)} files")
     raw = spark.read.text(files).withColumn("source_file", F.input_file_name())
-    parsed = parse_changes(raw, spec.schema).cache()
+    parsed = parse_changes(raw, columns).cache()
     try:
         counts = {r["good"]: r["n"] for r in parsed.groupBy(F.col("reason").isNull().alias("good")).count()
                   .withColumnRenamed("count", "n").collect()}
@@ -101,21 +105,21 @@ def run_cdc_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan:
         if quarantined:
             spark.sparkContext.setJobDescription(f"lakeops cdc {plan.batch_id}: quarantine {quarantined} envelopes")
             bad = parsed.where(F.col("reason").isNotNull()).select(
-                F.lit(table).alias("table_name"), F.lit(plan.batch_id).alias("batch_id"), "source_file",
+                F.lit(spec.name).alias("table_name"), F.lit(plan.batch_id).alias("batch_id"), "source_file",
                 F.col("value").alias("raw_line"), "reason", F.current_timestamp().alias("quarantined_at"))
             append_once(spark, catalog, bad, plan.quarantine_table, plan.batch_id, summary)
         if not changes:
             return CdcResult(plan.batch_id, "committed", len(files), 0, 0, 0, quarantined)
-        latest = last_change_per_key(parsed.where(F.col("reason").isNull()), spec.schema).cache()
+        latest = last_change_per_key(parsed.where(F.col("reason").isNull()), key).cache()
         try:
             keys = latest.count()
             deletes = latest.where(F.col(OP) == "d").count()
-            view = f"lakeops_cdc_{table}_{uuid.uuid4().hex[:8]}"
+            view = f"lakeops_cdc_{spec.id.slug}_{uuid.uuid4().hex[:8]}".replace("-", "_")
             latest.createOrReplaceTempView(view)
             spark.sparkContext.setJobDescription(f"lakeops cdc {plan.batch_id}: merge {keys} keys ({deletes} deletes)")
             summary.update({"lakeops.keys": str(keys), "lakeops.deletes": str(deletes)})
             try:
-                snapshot, attempts = merge_once(spark, catalog, plan.table, merge_sql(plan.table, view, spec.schema),
+                snapshot, attempts = merge_once(spark, catalog, plan.table, merge_sql(plan.table, view, tuple(c.name for c in columns), key),
                                                 plan.batch_id, summary)
             finally:
                 spark.catalog.dropTempView(view)

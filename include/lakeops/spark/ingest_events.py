@@ -10,20 +10,24 @@ from typing import TYPE_CHECKING
 from lakeops.batches import ROWS_PROPERTY, published_snapshot
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
-from lakeops.ingest.ddl import table_ddl
+from lakeops.ingest.ddl import create_quarantine_sql, table_ddl
 from lakeops.ingest.plan import IngestPlan, check_ingest_mode
-from lakeops.schemas import EVENTS
 from lakeops.spark.commit import append_once
 from lakeops.staging.plan import LandedFile
+from lakeops.tables.effective import effective, zonemap_field_ids
+from lakeops.tables.live import LiveColumn, live_columns
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
     from pyspark.sql import Column, DataFrame, SparkSession
 
 log = logging.getLogger(__name__)
 
-# Columns read from each JSON line; ingested_at is set by the job.
-_FIELDS = [c for c in EVENTS if c.name != "ingested_at"]
+WAP_PROPERTY = "write.wap.enabled"
+INGESTED_AT = "ingested_at"
+"""The column the job stamps with the ingest time, when the table has one; every other column is read from the line."""
+_TIME_TYPES = ("TIMESTAMP", "TIMESTAMP_NTZ", "DATE")
 
 
 @dataclass(frozen=True)
@@ -41,12 +45,28 @@ class IngestResult:
 
 
 def ensure_tables(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str) -> None:
+    """Create the table (from its config `create` block) and its quarantine table when they do not exist yet, and
+    turn on write-audit-publish (write.wap.enabled) on an existing table that lacks it: batches are staged under
+    their batch id and published once, which is what makes a retry append nothing twice."""
     spec = config.table(table)
-    if all(catalog.table_exists(config.identifier(name)) for name in (spec.name, spec.quarantine_name)):
-        return
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
-    for statement in table_ddl(config, spec):
+    if not catalog.table_exists(config.identifier(spec.name)):
+        statements = table_ddl(config, spec)
+    else:
+        statements = []
+        if catalog.load_table(spec.name).properties.get(WAP_PROPERTY) != "true":
+            log.info("table %s: setting %s = true, so each batch is staged under its id and published once", spec.name,
+                     WAP_PROPERTY)
+            statements.append(f"ALTER TABLE {config.qualified(spec.name)} SET TBLPROPERTIES ('{WAP_PROPERTY}' = 'true')")
+        if not catalog.table_exists(config.identifier(spec.quarantine_name)):
+            statements += [f"CREATE NAMESPACE IF NOT EXISTS {spec.id.spark_namespace(config.catalog.name)}",
+                           create_quarantine_sql(config, spec)]
+    for statement in statements:
         spark.sql(statement)
+
+
+def event_columns(table: Table) -> tuple[LiveColumn, ...]:
+    """The table's columns as the events ingest fills them, read from Iceberg."""
+    return live_columns(table.schema())
 
 
 def landed_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[LandedFile]:
@@ -72,20 +92,24 @@ def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
     return [f.path for f in landed_files(spark, dirs)]
 
 
-def parse_events(raw: DataFrame) -> DataFrame:
-    """raw(value, source_file) -> typed event columns + `reason` (null for a good row)."""
+def parse_events(raw: DataFrame, columns: tuple[LiveColumn, ...]) -> DataFrame:
+    """raw(value, source_file) -> the table's columns typed from each JSON line's top-level fields (times from
+    ISO-8601 strings) + `reason` (null for a good row). The ingested_at column is left to the job."""
     from pyspark.sql import functions as F
 
     df = raw.select("value", "source_file", F.expr("try_parse_json(value)").alias("v"))
     checks = [(F.col("v").isNull(), F.lit("malformed JSON: not a parseable JSON document"))]
     values = {}
-    for column in _FIELDS:
-        found = f"try_variant_get(v, '$.{column.name}', 'variant')"
+    for column in columns:
+        if column.name == INGESTED_AT:
+            continue
+        path = "$['" + column.name + "']"
+        found = f"try_variant_get(v, \"{path}\", 'variant')"
         present = F.expr(f"{found} IS NOT NULL AND NOT is_variant_null({found})")
-        if column.name == "event_time":
-            typed = F.expr(f"try_cast(try_variant_get(v, '$.{column.name}', 'string') AS TIMESTAMP)")
+        if column.sql_type in _TIME_TYPES:
+            typed = F.expr(f"try_cast(try_variant_get(v, \"{path}\", 'string') AS {column.sql_type})")
         else:
-            typed = F.expr(f"try_variant_get(v, '$.{column.name}', '{column.sql_type}')")
+            typed = F.expr(f"try_variant_get(v, \"{path}\", '{column.sql_type}')")
         if column.required:
             checks.append((F.col("v").isNotNull() & ~present, F.lit(f"missing required field {column.name}")))
         got = F.expr(f"left(to_json({found}), 80)")
@@ -104,11 +128,12 @@ def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: s
     run may have died between its commit and its zonemap; an existing zonemap is kept."""
     from lakeops.zonemap.micro import micro_zonemap_uri, write_micro_zonemap
 
-    spec = config.table(table)
-    if not spec.zonemap.columns:
-        return
     try:
-        loaded = catalog.load_table(config.identifier(spec.name))
+        loaded = catalog.load_table(config.identifier(table))
+        spec = effective(config.table(table), loaded)
+        if not spec.zonemap.columns:
+            return
+        zonemap_field_ids(spec, loaded)
         if missing_only and loaded.io.new_input(micro_zonemap_uri(loaded, snapshot_id)).exists():
             return
         write_micro_zonemap(loaded, spec, snapshot_id)
@@ -117,18 +142,18 @@ def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: s
                       "consolidation indexes them", snapshot_id, table)
 
 
-def parsed_lines(raw: DataFrame) -> DataFrame:
+def parsed_lines(raw: DataFrame, columns: tuple[LiveColumn, ...]) -> DataFrame:
     """raw(value, source_file), parsed (parse_events) and stamped with ingested_at."""
     from pyspark.sql import functions as F
 
-    return parse_events(raw).withColumn("ingested_at", F.current_timestamp())
+    return parse_events(raw, columns).withColumn(INGESTED_AT, F.current_timestamp())
 
 
-def read_landed(spark: SparkSession, files: list[str]) -> DataFrame:
+def read_landed(spark: SparkSession, files: list[str], columns: tuple[LiveColumn, ...]) -> DataFrame:
     """The landed lines of `files`, parsed and stamped (parsed_lines)."""
     from pyspark.sql import functions as F
 
-    return parsed_lines(spark.read.text(files).withColumn("source_file", F.input_file_name()))
+    return parsed_lines(spark.read.text(files).withColumn("source_file", F.input_file_name()), columns)
 
 
 def count_rows(parsed: DataFrame) -> tuple[int, int, int]:
@@ -141,10 +166,10 @@ def count_rows(parsed: DataFrame) -> tuple[int, int, int]:
     return int(counts["good"]), int(counts["bad"]), int(counts["files"])
 
 
-def good_rows(parsed: DataFrame) -> DataFrame:
+def good_rows(parsed: DataFrame, columns: tuple[LiveColumn, ...]) -> DataFrame:
     from pyspark.sql import functions as F
 
-    return parsed.where(F.col("reason").isNull()).select(*[c.name for c in EVENTS])
+    return parsed.where(F.col("reason").isNull()).select(*[F.col(f"`{c.name}`") for c in columns])
 
 
 def quarantine_columns(table: str, batch_id: str) -> list[Column]:
@@ -187,11 +212,13 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: parse {len(files)} files")
-    return commit_events(spark, catalog, config, table, read_landed(spark, files), plan.batch_id, len(files))
+    columns = event_columns(catalog.load_table(config.identifier(table)))
+    return commit_events(spark, catalog, config, table, read_landed(spark, files, columns), plan.batch_id, columns,
+                         len(files))
 
 
 def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str, parsed: DataFrame,
-                  batch_id: str, files: int | None = None) -> IngestResult:
+                  batch_id: str, columns: tuple[LiveColumn, ...], files: int | None = None) -> IngestResult:
     """Commit parsed lines (parse_events + ingested_at) as batch batch_id, exactly once: bad lines to
     the quarantine first, then the good rows, then the micro zonemap. `files` None: counted from the
     rows. Shared by batch ingest and every micro-batch of the streaming query."""
@@ -206,13 +233,14 @@ def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
         if quarantined:
             spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: quarantine {quarantined} rows")
             quarantine = config.qualified(config.table(table).quarantine_name)
-            if append_once(spark, catalog, quarantine_rows(parsed, table, batch_id), quarantine, batch_id, summary) is None \
-                    and not rows:  # a batch of bad lines only, published before
-                return IngestResult(batch_id, "already_committed", files)
+            bad = quarantine_rows(parsed, config.identifier(table), batch_id)
+            if append_once(spark, catalog, bad, quarantine, batch_id, summary) is None and not rows:
+                return IngestResult(batch_id, "already_committed", files)  # a batch of bad lines only, published before
         snapshot = None
         if rows:
             spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: commit {rows} rows")
-            snapshot = append_once(spark, catalog, good_rows(parsed), config.qualified(table), batch_id, summary)
+            snapshot = append_once(spark, catalog, good_rows(parsed, columns), config.qualified(table), batch_id,
+                                   summary)
             if snapshot is None:  # an earlier or concurrent run of the same batch published it
                 published = published_snapshot(catalog.load_table(config.identifier(table)), batch_id)
                 if published is not None:

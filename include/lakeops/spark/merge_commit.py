@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from lakeops.batches import published_snapshot, staged_snapshot
 from lakeops.exceptions import IngestError
 from lakeops.spark.commit import BATCH_ID_PROPERTY, DUPLICATE_PUBLISH
+from lakeops.tables.identifier import TableId
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -31,7 +32,7 @@ DEFAULT_ATTEMPTS = 4
 
 
 def _load(catalog: Catalog, table: str):
-    return catalog.load_table(table.split(".", 1)[1])
+    return catalog.load_table(TableId.from_qualified(table)[1].as_tuple())
 
 
 def _stage_merge(spark: SparkSession, catalog: Catalog, table: str, sql: str, batch_id: str,
@@ -57,7 +58,7 @@ def merge_once(spark: SparkSession, catalog: Catalog, table: str, sql: str, batc
                summary: dict[str, str], attempts: int = DEFAULT_ATTEMPTS) -> tuple[int | None, int]:
     """Run the MERGE `sql` on `table` once for batch_id. Returns (published snapshot id or None when
     the batch was already published, attempts used)."""
-    spark_catalog = table.split(".")[0]
+    spark_catalog = TableId.from_qualified(table)[0]
     for attempt in range(1, attempts + 1):
         if published_snapshot(_load(catalog, table), batch_id) is not None:
             log.info("batch %s is already published to %s; nothing to merge", batch_id, table)

@@ -16,8 +16,7 @@ from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.failpoints import WRITER_BEFORE_MANIFEST, failpoint
 from lakeops.ingest.plan import IngestPlan, check_ingest_mode
-from lakeops.schemas import EVENTS
-from lakeops.spark.ingest_events import ensure_tables, landed_files, quarantine_columns, read_landed
+from lakeops.spark.ingest_events import ensure_tables, event_columns, landed_files, quarantine_columns, read_landed
 from lakeops.staging import store
 from lakeops.staging.arrow_files import OUTPUT_SCHEMA, Target, data_file_writer
 from lakeops.staging.manifest import WriterManifest
@@ -72,18 +71,20 @@ def _target(name: str, table: Table, data_dir: str, good_rows: bool, columns: di
 def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataFrame, table: str, batch_id: str,
                        events: Table, quarantine: Table, data_dirs: dict[str, str]) -> dict[str, list[dict]]:
     """One pass over the parsed rows: good rows become data files of `events` (clustered by its
-    partitions, sorted by the table's sort_by), bad rows data files of `quarantine`. Returns table
+    partitions, sorted by the table's sort order), bad rows data files of `quarantine`. Returns table
     name -> data_file_to_dict data of the files written. Commits nothing."""
     from pyspark.sql import functions as F
+
+    from lakeops.tables.live import sort_columns
 
     spec = config.table(table)
     columns = partition_columns(config, events, "_lakeops_partition_")
     # Both tables' columns side by side (reason among the quarantine's); the writer picks each table's.
-    rows = parsed.select(*[c.name for c in EVENTS], *quarantine_columns(spec.name, batch_id),
+    rows = parsed.select(*[F.col(f"`{c.name}`") for c in event_columns(events)], *quarantine_columns(spec.name, batch_id),
                          *[F.expr(sql).alias(name) for name, sql in columns.items()])
     if columns:
         rows = rows.repartition(*columns)
-    rows = rows.sortWithinPartitions(*columns, *spec.sort_by)
+    rows = rows.sortWithinPartitions(*columns, *[F.col(f"`{c}`") for c in sort_columns(events)])
     targets = [_target(spec.name, events, data_dirs[spec.name], True, columns),
                _target(spec.quarantine_name, quarantine, data_dirs[spec.quarantine_name], False, {})]
     written: dict[str, list[dict]] = {t.name: [] for t in targets}
@@ -118,7 +119,8 @@ def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: Inge
     written: dict[str, list[dict]] = {}
     if share:
         spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}: parse and write {len(share)} files")
-        written = write_staged_files(spark, config, read_landed(spark, share), table, plan.batch_id, events, quarantine, data_dirs)
+        parsed = read_landed(spark, share, event_columns(events))
+        written = write_staged_files(spark, config, parsed, table, plan.batch_id, events, quarantine, data_dirs)
     rows = sum(f["record_count"] for f in written.get(spec.name, []))
     quarantined = sum(f["record_count"] for f in written.get(spec.quarantine_name, []))
     data_files = sum(len(f) for f in written.values())

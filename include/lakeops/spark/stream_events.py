@@ -22,7 +22,7 @@ from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import IngestError
 from lakeops.ingest.stream import AVAILABLE_NOW, StreamPlan, micro_batch_id, progress_line
-from lakeops.spark.ingest_events import IngestResult, commit_events, ensure_tables, parsed_lines
+from lakeops.spark.ingest_events import IngestResult, commit_events, ensure_tables, event_columns, parsed_lines
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -80,9 +80,11 @@ class MicroBatchWriter:
         assert self._query_id is not None
         batch_id = micro_batch_id(self.plan.table_name, self._query_id, epoch)
         started = time.monotonic()
-        # The micro-batch runs in the query's own session (a clone): stage and publish through it.
+        # The micro-batch runs in the query's own session (a clone): stage and publish through it. The columns
+        # are read per micro-batch, so a column added to the table is filled from the next one on.
+        columns = event_columns(self.catalog.load_table(self.config.identifier(self.plan.table_name)))
         result = commit_events(batch.sparkSession, self.catalog, self.config, self.plan.table_name,
-                               parsed_lines(batch), batch_id)
+                               parsed_lines(batch, columns), batch_id, columns)
         self.results.append(result)
         log.info("micro-batch %d %s: %d files, %d rows, %d quarantined, snapshot %s (%.1f s)", epoch, result.status,
                  result.files, result.rows, result.quarantined, result.snapshot_id, time.monotonic() - started)

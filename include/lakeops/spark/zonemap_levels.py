@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
+from lakeops.exceptions import ConfigError
+from lakeops.tables.effective import load_effective, zonemap_field_ids
 from lakeops.zonemap.consolidate import ConsolidationResult, consolidate_day, consolidate_hour
 from lakeops.zonemap.entry import ZonemapEntry
 from lakeops.zonemap.store import from_arrow, read_file
@@ -58,10 +60,13 @@ def spark_reader(spark: SparkSession):
 
 
 def run_consolidation(spark: SparkSession, config: LakeopsConfig, table: str, level: str, when: datetime | date) -> ConsolidationResult:
-    spec = config.table(table)
-    loaded = load_catalog(config.catalog).load_table(config.identifier(spec.name))
+    spec, loaded = load_effective(config, load_catalog(config.catalog), table)
+    zonemap_field_ids(spec, loaded)
     spark.sparkContext.setJobDescription(f"lakeops zonemap {level} {table} {when}")
     reader = spark_reader(spark)
+    if not spec.zonemap.columns:
+        raise ConfigError(f"table {spec.name} has no zonemap columns, so it has no zonemap to consolidate; set "
+                          f"zonemap.columns in its config entry or the table property lakeops.zonemap.columns")
     if level == "hourly":
         assert isinstance(when, datetime)
         return consolidate_hour(loaded, spec, when, reader)
@@ -73,7 +78,6 @@ def job_main(argv: list[str], level: str) -> int:
     import argparse
 
     from lakeops.config import load_config
-    from lakeops.exceptions import ConfigError
     from lakeops.spark.job import run_job
     from lakeops.spark.session import build_session
     from lakeops.zonemap.levels import parse_day, parse_hour
@@ -87,8 +91,6 @@ def job_main(argv: list[str], level: str) -> int:
 
     def body() -> dict:
         config = load_config(args.config)
-        if not config.table(args.table).zonemap.columns:
-            raise ConfigError(f"tables.{args.table}.zonemap.columns is empty: the table has no zonemap to consolidate; list its columns")
         when = parse(getattr(args, arg))
         spark = build_session(config, f"lakeops zonemap {level} {args.table}")
         return run_consolidation(spark, config, args.table, level, when).as_dict()

@@ -58,7 +58,7 @@ class ConsolidationResult:
     level: str
     period: str
     status: str
-    """published | empty_table"""
+    """published | empty_table | exists (lakeops.zonemap.bootstrap: an index was there already)"""
     path: str | None = None
     snapshot_id: int | None = None
     entries: int = 0

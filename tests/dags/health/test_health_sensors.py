@@ -194,7 +194,7 @@ def test_health_watch_reports_a_table_over_threshold_and_evaluates_only_new_snap
     # The config lists events and users too; they were never created, so there is nothing to watch.
     watch = HealthWatch(None, min_event_interval_s=600, config_path=str(fired[1]), record=False)
     first = watch.poll(now_s=1000.0)
-    assert [(e["table"], e["snapshot_id"]) for e in first] == [("orders", snapshot)]
+    assert [(e["table"], e["snapshot_id"]) for e in first] == [("lakeops.orders", snapshot)]
     assert first[0]["checks"]["read_amplification"] == [f"created_at_day={DAY1}"]
     assert watch.poll(now_s=1300.0) == []  # within the interval
     assert len(watch.poll(now_s=1600.0)) == 1  # still over after it: reported again
@@ -211,7 +211,7 @@ def test_health_watch_stays_quiet_below_threshold_and_fires_on_the_crossing(spar
     spark.sql(f"""MERGE INTO {config.qualified('orders')} t USING (SELECT id FROM range(0, 200) WHERE id % 2 = 0) s
         ON t.order_id = s.id WHEN MATCHED THEN UPDATE SET status = 'paid'""")
     crossed = watch.poll(now_s=2060.0)
-    assert [e["table"] for e in crossed] == ["orders"] and watch.evaluations == 2
+    assert [e["table"] for e in crossed] == ["lakeops.orders"] and watch.evaluations == 2
     assert f"created_at_day={DAY1}" in crossed[0]["checks"]["read_amplification"]
     assert len(open_history(config).read("lakeops.orders")) == 2  # each evaluation recorded, not each poll
 
@@ -227,7 +227,7 @@ def test_watch_trigger_serializes_yields_events_and_outlives_a_bad_poll(fired, q
     rebuilt = getattr(importlib.import_module(module), name)(**json.loads(json.dumps(kwargs)))
     assert rebuilt.serialize() == (classpath, kwargs)
     event = asyncio.run(_first_event(rebuilt, 30))
-    assert event.payload["table"] == "orders" and event.payload["checks"]["read_amplification"] == [f"created_at_day={DAY1}"]
+    assert event.payload["table"] == "lakeops.orders" and event.payload["checks"]["read_amplification"] == [f"created_at_day={DAY1}"]
 
     assert asyncio.run(_first_event(TableHealthWatchTrigger(["orders"], 0.2, 600, str(quiet[1])), 2)) is None
     # A table the config does not have fails every poll; the watcher logs it and keeps polling.
@@ -246,10 +246,10 @@ def test_health_watch_skips_a_table_it_cannot_read_and_still_watches_the_others(
 
     watch = HealthWatch(["users", "orders"], config_path=str(path), record=False)
     events = watch.poll(now_s=1000.0)
-    assert [e["table"] for e in events] == ["orders"]
-    assert list(watch.failed) == ["users"]
+    assert [e["table"] for e in events] == ["lakeops.orders"]
+    assert list(watch.failed) == ["lakeops.users"]
     print(f"health watch, unreadable table: {watch.failed}")
-    assert "metadata.json" in watch.failed["users"]
+    assert "metadata.json" in watch.failed["lakeops.users"]
 
 
 def test_health_watch_sends_no_event_when_a_check_fires_but_the_plan_has_nothing_to_rewrite(spark, tmp_path):

@@ -132,7 +132,7 @@ def test_an_interval_older_than_a_merged_one_is_refused_and_changes_nothing(cata
     third = _ingest(catalog_spark, lakeops_config, "users", START + 2 * FIVE)
     before = _table_rows(catalog_spark, lakeops_config, "users")
 
-    with pytest.raises(IngestError, match=r"older than batch users@20261121T101000Z-20261121T101500Z.*rollback_to_snapshot") as refused:
+    with pytest.raises(IngestError, match=r"older than batch lakeops.users@20261121T101000Z-20261121T101500Z.*rollback_to_snapshot") as refused:
         _ingest(catalog_spark, lakeops_config, "users", START + FIVE)
 
     assert f"(snapshot {third.snapshot_id})" in str(refused.value)

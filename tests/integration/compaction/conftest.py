@@ -36,4 +36,4 @@ def health_and_plan(config, table: str, **policy):
     loaded = load_catalog(config.catalog).load_table(config.identifier(table))
     chosen = dataclasses.replace(spec.compaction, **policy)
     health = compute_health(loaded, chosen)
-    return health, plan_table(health, chosen, partition_by=spec.partition_by, sort_columns=spec.zonemap.columns), loaded
+    return health, plan_table(health, chosen, sort_columns=spec.zonemap.columns), loaded

@@ -27,7 +27,7 @@ def _force_plan(config, table):
     spec = config.table(table)
     policy = dataclasses.replace(spec.compaction, delete_ratio_threshold=0.01, min_fragment_files=2)
     loaded = load_catalog(config.catalog).load_table(config.identifier(table))
-    return plan_table(compute_health(loaded, policy), policy, partition_by=spec.partition_by)
+    return plan_table(compute_health(loaded, policy), policy)
 
 
 def _rows(spark, config, table):

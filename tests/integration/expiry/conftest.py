@@ -61,8 +61,8 @@ def now_ms() -> int:
 @pytest.fixture()
 def history(spark, tmp_path) -> History:
     shipped = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
-    events = {**shipped["events"], "retention": {**shipped["events"]["retention"], "protected_refs": ["audit"]}}
-    config = make_test_config(tmp_path, {"events": events, "events_copy": {"schema": "events"}})
+    events = {**shipped["lakeops.events"], "retention": {"protected_refs": ["audit"]}}
+    config = make_test_config(tmp_path, {"events": events, "events_copy": {"create": events["create"]}})
     register_catalog(spark, config)
     catalog = load_catalog(config.catalog)
     ensure_tables(spark, catalog, config, "events")

@@ -52,7 +52,7 @@ def test_expiry_keeps_current_protected_and_watermarked_snapshots_readable(histo
     result = run_expiry(history.spark, history.config, "events", dataclasses.replace(request, dry_run=False))
     assert result.snapshots_expired == len(expected)
     assert sorted(s.snapshot_id for s in history.load().snapshots()) == sorted(set(snapshots) - set(expected))
-    assert result.kept_by_guards == [{"snapshot_id": snapshots[1], "reason": "watermark of downstream table events_copy"}]
+    assert result.kept_by_guards == [{"snapshot_id": snapshots[1], "reason": "watermark of downstream table lakeops.events_copy"}]
     assert {"snapshot_id": snapshots[3], "reason": "protected tag audit"} in result.refs_kept
     assert result.files_removed == dry.predicted_files and result.bytes_removed == dry.predicted_bytes
     assert dry.zonemap_files_collected == result.zonemap_files_collected == 1

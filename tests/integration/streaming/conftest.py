@@ -13,8 +13,8 @@ from tests.conftest import PROJECT_ROOT, make_test_config, register_catalog
 def streaming_tables(**streaming) -> dict:
     """The shipped tables, with `events` streamed (ingest.mode) and its streaming section set to `streaming`."""
     tables = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
-    tables["events"]["streaming"] = streaming
-    tables["events"]["ingest"] = {**tables["events"].get("ingest", {}), "mode": "streaming"}
+    tables["lakeops.events"]["streaming"] = streaming
+    tables["lakeops.events"]["ingest"] = {**tables["lakeops.events"].get("ingest", {}), "mode": "streaming"}
     return tables
 
 

@@ -66,7 +66,7 @@ def make_events_table(spark, base_dir, zonemap: dict | None = None) -> EventsTab
 
     tables = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
     if zonemap is not None:
-        tables["events"]["zonemap"] = zonemap
+        tables["lakeops.events"]["zonemap"] = zonemap
     config = make_test_config(base_dir, tables)
     register_catalog(spark, config)
     ensure_tables(spark, load_catalog(config.catalog), config, "events")

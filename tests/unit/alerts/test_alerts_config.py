@@ -28,7 +28,7 @@ def test_alerts_section_is_parsed_with_the_whole_config(tmp_path):
 @pytest.mark.parametrize("section, message", [
     ({"deadline_minutes": {"ingest": 0}}, r"alerts.deadline_minutes.ingest: 0 must be a whole number of minutes"),
     ({"deadline_minutes": {"ingest": "soon"}}, r"alerts.deadline_minutes.ingest: 'soon'"),
-    ({"deadline_minutes": {"Bad-Kind": 5}}, r"DAG kind: 'Bad-Kind' is not a valid identifier"),
+    ({"deadline_minutes": {"Bad-Kind": 5}}, r"DAG kind: 'Bad-Kind' is not a valid name"),
     ({"default_deadline_minutes": 0}, r"alerts.default_deadline_minutes: 0 must be at least 1"),
     ({"webhook_conn_id": " "}, r"alerts.webhook_conn_id: must name an Airflow connection id"),
     ({"webhook": "x"}, r"alerts: unknown key 'webhook'"),

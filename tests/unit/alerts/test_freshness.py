@@ -25,8 +25,8 @@ def test_evaluate_freshness_against_literal_values():
 
 def test_check_freshness_reads_the_last_commit_from_metadata(tmp_path):
     config = make_test_config(tmp_path, tables={
-        "events": {"schema": "events", "freshness_sla_minutes": 20},
-        "users": {"schema": "users", "freshness_sla_minutes": 20}})
+        "events": {"freshness_sla_minutes": 20},
+        "users": {"ingest": {"format": "cdc"}, "key": ["user_id"], "freshness_sla_minutes": 20}})
     catalog = load_catalog(config.catalog)
     catalog.create_namespace(config.catalog.namespace)
     table = catalog.create_table(config.identifier("events"), schema=pa.schema([("id", pa.int64())]))
@@ -34,8 +34,21 @@ def test_check_freshness_reads_the_last_commit_from_metadata(tmp_path):
     committed = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=UTC)
 
     statuses = {s.table: s for s in check_freshness(catalog, config, committed + timedelta(minutes=5))}
-    assert statuses["events"].last_commit == committed and not statuses["events"].breached
-    assert statuses["users"].last_commit is None and statuses["users"].breached  # never created
+    assert statuses["lakeops.events"].last_commit == committed and not statuses["lakeops.events"].breached
+    assert statuses["lakeops.users"].last_commit is None and statuses["lakeops.users"].breached  # never created
 
     later = {s.table: s for s in check_freshness(catalog, config, committed + timedelta(minutes=31), ["events"])}
-    assert list(later) == ["events"] and later["events"].breached and later["events"].late_seconds == 660
+    assert list(later) == ["lakeops.events"] and later["lakeops.events"].breached
+    assert later["lakeops.events"].late_seconds == 660
+
+
+def test_a_table_property_sets_the_freshness_sla(tmp_path):
+    config = make_test_config(tmp_path, tables={"events": {}})
+    catalog = load_catalog(config.catalog)
+    catalog.create_namespace(config.catalog.namespace)
+    table = catalog.create_table(config.identifier("events"), schema=pa.schema([("id", pa.int64())]),
+                                 properties={"lakeops.freshness-sla-minutes": "5"})
+    table.append(pa.table({"id": [1]}))
+    committed = datetime.fromtimestamp(table.current_snapshot().timestamp_ms / 1000, tz=UTC)
+    [status] = check_freshness(catalog, config, committed + timedelta(minutes=6))
+    assert status.sla_minutes == 5 and status.breached

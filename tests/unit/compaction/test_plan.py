@@ -13,7 +13,6 @@ from lakeops.health.model import FileFigures, PartitionHealth, TableHealth
 
 MB = 1024 * 1024
 POLICY = CompactionPolicy(max_file_amplification=None)  # 128 MB target, 10 GB budget; partition rules alone
-PARTITION_BY = ("day(created_at)",)
 
 
 def part(day: int, *, data_files=4, data_records=400_000, data_bytes=4 * 100 * MB, small_files=0, small_file_bytes=0,
@@ -27,7 +26,8 @@ def part(day: int, *, data_files=4, data_records=400_000, data_bytes=4 * 100 * M
         delete_files_per_data_file=delete_files / max(data_files, 1), read_amp_files=1.0, read_amp_bytes=1.0,
         delete_files_added_per_hour=0.0, delete_bytes_added_per_hour=0.0,
         dangling_delete_files=dangling_delete_files, dangling_delete_records=dangling_delete_records,
-        partition=f"created_at_day=d{day}", spec_id=0, partition_values=(("created_at_day", day),), last_commit_ms=None)
+        partition=f"created_at_day=d{day}", spec_id=0, partition_values=(("created_at_day", day),), last_commit_ms=None,
+        partition_sources=(("created_at", "day"),))
 
 
 def table(*partitions: PartitionHealth, data_manifests: int = 3) -> TableHealth:
@@ -40,16 +40,16 @@ def table(*partitions: PartitionHealth, data_manifests: int = 3) -> TableHealth:
 
 
 def test_a_clean_table_needs_nothing():
-    assert plan_compaction(table(part(1), part(2)), POLICY, partition_by=PARTITION_BY) == []
+    assert plan_compaction(table(part(1), part(2)), POLICY) == []
 
 
 def test_deleted_row_ratio_at_iceberg_threshold_rewrites_the_data_of_that_partition_only():
     deleted = part(2, delete_files=3, delete_records=120_000, delete_bytes=3 * MB)  # 30% of rows deleted
     below = part(3, delete_files=3, delete_records=119_000, delete_bytes=3 * MB)    # 29.75%
-    [action] = plan_compaction(table(part(1), deleted, below), POLICY, partition_by=PARTITION_BY)
+    [action] = plan_compaction(table(part(1), deleted, below), POLICY)
 
     assert action.kind == REWRITE_DATA and action.partition == "created_at_day=d2"
-    assert action.where == "(created_at >= TIMESTAMP '1970-01-03 00:00:00' AND created_at < TIMESTAMP '1970-01-04 00:00:00')"
+    assert action.where == "(`created_at` >= TIMESTAMP '1970-01-03 00:00:00' AND `created_at` < TIMESTAMP '1970-01-04 00:00:00')"
     assert action.reason == "deletes: 120000 deleted of 400000 rows (30%) >= delete_ratio_threshold 30%"
     assert action.strategy == "binpack" and action.sort_order is None
     assert action.input_files == 4 and action.input_delete_files == 3 and action.input_bytes == 403 * MB
@@ -67,7 +67,7 @@ def test_partial_progress_always_uses_it_from_the_first_attempt():
     deleted = part(2, delete_files=3, delete_records=120_000, delete_bytes=3 * MB)
     policy = dataclasses.replace(POLICY, partial_progress="always", max_commits_per_call=5)
     piled = part(3, delete_files=12, delete_records=1_000, delete_bytes=12 * MB)  # rule 4: a position-delete rewrite
-    actions = plan_compaction(table(part(1), deleted, piled), policy, partition_by=PARTITION_BY)
+    actions = plan_compaction(table(part(1), deleted, piled), policy)
 
     assert [a.kind for a in actions] == [REWRITE_DATA, REWRITE_DELETES]
     for a in actions:
@@ -79,7 +79,7 @@ def test_amoro_fragments_trigger_at_twelve_files_under_target_over_eight():
     fragments = part(1, data_files=12, data_bytes=12 * 15 * MB, small_files=12, small_file_bytes=12 * 15 * MB)  # 15 < 16 MB
     not_fragments = part(2, data_files=12, data_bytes=12 * 17 * MB, small_files=12, small_file_bytes=12 * 17 * MB)
     eleven = part(3, data_files=11, data_bytes=11 * MB, small_files=11, small_file_bytes=11 * MB)
-    [action] = plan_compaction(table(fragments, not_fragments, eleven), POLICY, partition_by=PARTITION_BY)
+    [action] = plan_compaction(table(fragments, not_fragments, eleven), POLICY)
 
     assert action.partition == "created_at_day=d1" and action.kind == REWRITE_DATA
     assert action.reason.startswith("fragments: 12 small files averaging 15.00 MB, under target/8 = 16.0 MB")
@@ -89,7 +89,7 @@ def test_amoro_fragments_trigger_at_twelve_files_under_target_over_eight():
 def test_glue_rule_fires_above_a_hundred_small_files():
     hundred = part(1, data_files=100, data_bytes=100 * 90 * MB, small_files=100, small_file_bytes=100 * 90 * MB)
     many = part(2, data_files=101, data_bytes=101 * 90 * MB, small_files=101, small_file_bytes=101 * 90 * MB)
-    [action] = plan_compaction(table(hundred, many), POLICY, partition_by=PARTITION_BY)
+    [action] = plan_compaction(table(hundred, many), POLICY)
 
     assert action.partition == "created_at_day=d2"
     assert action.reason == "small files: 101 files under 75% of the 128 MB target > min_small_files 100"
@@ -97,7 +97,7 @@ def test_glue_rule_fires_above_a_hundred_small_files():
 
 def test_many_delete_files_under_the_ratio_get_a_position_delete_rewrite():
     piled = part(1, data_files=4, delete_files=12, delete_records=1_000, delete_bytes=12 * MB)
-    [action] = plan_compaction(table(piled), POLICY, partition_by=PARTITION_BY)
+    [action] = plan_compaction(table(piled), POLICY)
 
     assert action.kind == REWRITE_DELETES and action.strategy is None
     assert action.input_delete_files == 12 and action.expected_delete_files_after == 4
@@ -107,15 +107,15 @@ def test_many_delete_files_under_the_ratio_get_a_position_delete_rewrite():
 
 def test_delete_files_per_data_file_at_threshold_rewrite_data():
     per_file = part(1, data_files=2, delete_files=20, delete_records=100, delete_bytes=MB)
-    [action] = plan_compaction(table(per_file), POLICY, partition_by=PARTITION_BY)
+    [action] = plan_compaction(table(per_file), POLICY)
     assert action.kind == REWRITE_DATA
     assert action.reason == "deletes: 10.0 delete files per data file >= delete_file_threshold 10"
 
 
 def test_zonemap_columns_make_a_sort_rewrite():
     fragments = part(1, data_files=12, data_bytes=12 * MB, small_files=12, small_file_bytes=12 * MB)
-    [one] = plan_compaction(table(fragments), POLICY, partition_by=PARTITION_BY, sort_columns=("user_id",))
-    [many] = plan_compaction(table(fragments), POLICY, partition_by=PARTITION_BY, sort_columns=("a", "b", "c", "d"))
+    [one] = plan_compaction(table(fragments), POLICY, sort_columns=("user_id",))
+    [many] = plan_compaction(table(fragments), POLICY, sort_columns=("a", "b", "c", "d"))
     assert (one.strategy, one.sort_order) == ("sort", "user_id")
     assert (many.strategy, many.sort_order) == ("sort", "zorder(a, b, c)")
 
@@ -125,7 +125,7 @@ def test_byte_budget_takes_the_best_gain_first_and_defers_the_rest():
     big_gain = part(1, data_files=200, data_bytes=200 * 2 * MB, small_files=200, small_file_bytes=400 * MB)  # 400 MB, saves 196
     small_gain = part(2, data_files=12, data_bytes=12 * MB, small_files=12, small_file_bytes=12 * MB)        # 12 MB, saves 11
     too_big = part(3, data_files=150, data_bytes=150 * 5 * MB, small_files=150, small_file_bytes=750 * MB)  # 750 MB
-    plan = plan_table(table(small_gain, too_big, big_gain), policy, partition_by=PARTITION_BY)
+    plan = plan_table(table(small_gain, too_big, big_gain), policy)
 
     assert [a.partition for a in plan.selected] == ["created_at_day=d1", "created_at_day=d2"]
     [call] = plan.actions  # one procedure call over both partitions
@@ -135,17 +135,18 @@ def test_byte_budget_takes_the_best_gain_first_and_defers_the_rest():
 
 
 def test_manifest_rewrite_when_over_threshold_and_outside_the_budget():
-    actions = plan_compaction(table(part(1), data_manifests=101), POLICY, partition_by=PARTITION_BY)
+    actions = plan_compaction(table(part(1), data_manifests=101), POLICY)
     assert [(a.kind, a.partition, a.where, a.input_files, a.expected_files_after) for a in actions] == [
         (REWRITE_MANIFESTS, "", None, 101, 1)]
-    assert plan_compaction(table(part(1), data_manifests=100), POLICY, partition_by=PARTITION_BY) == []
+    assert plan_compaction(table(part(1), data_manifests=100), POLICY) == []
 
 
-def test_a_partition_of_an_unknown_spec_is_deferred_with_the_reason():
-    fragments = part(1, data_files=12, data_bytes=12 * MB, small_files=12, small_file_bytes=12 * MB)
-    plan = plan_table(table(fragments), POLICY, partition_by=("bucket(8, user_id)",))
+def test_a_partition_whose_source_column_is_gone_is_deferred_with_the_reason():
+    fragments = dataclasses.replace(part(1, data_files=12, data_bytes=12 * MB, small_files=12, small_file_bytes=12 * MB),
+                                    partition_sources=(("", "day"),))
+    plan = plan_table(table(fragments), POLICY)
     assert plan.actions == ()
-    assert plan.deferred[0].reason.startswith("skipped: partition field 'created_at_day' is not produced by partition_by")
+    assert plan.deferred[0].reason.startswith("skipped: partition field 'created_at_day' reads a column the table's schema")
 
 
 def test_policy_refuses_a_fragment_size_not_below_the_small_file_size():
@@ -167,7 +168,7 @@ def test_file_amplification_folds_every_partition_a_rewrite_shrinks_in_one_call(
     policy = CompactionPolicy()  # max_file_amplification 1.5
     hot, warm, tail = _churned(10, 7, 2), _churned(9, 3, 1), _churned(3, 2, 0)
     # scanned 9 + 4 + 2 + 7 compacted partitions = 22 files, compacted 10: 2.2 >= 1.5 and 12 more files (Amoro's 12)
-    plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy, partition_by=PARTITION_BY)
+    plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy)
 
     assert [a.partition for a in plan.selected] == ["created_at_day=d10", "created_at_day=d9", "created_at_day=d3"]
     assert plan.selected[0].reason == ("file amplification: a full scan opens 22 files where a compacted copy opens 10 "
@@ -183,18 +184,16 @@ def test_file_amplification_folds_every_partition_a_rewrite_shrinks_in_one_call(
 def test_file_amplification_under_the_threshold_or_the_floor_plans_nothing():
     hot, warm, tail = _churned(10, 7, 2), _churned(9, 3, 1), _churned(3, 2, 0)
     others = [_compacted(d) for d in range(11, 18)]
-    assert plan_compaction(table(hot, warm, tail, *others), CompactionPolicy(max_file_amplification=2.3),
-                           partition_by=PARTITION_BY) == []
+    assert plan_compaction(table(hot, warm, tail, *others), CompactionPolicy(max_file_amplification=2.3)) == []
     # 2.2x but 11 files to save, under Amoro's 12: a small table is not rewritten for a handful of files
     smaller_hot = _churned(10, 6, 2)
-    assert plan_compaction(table(smaller_hot, warm, tail, *others[:5]), CompactionPolicy(),
-                           partition_by=PARTITION_BY) == []
+    assert plan_compaction(table(smaller_hot, warm, tail, *others[:5]), CompactionPolicy()) == []
 
 
 def test_a_partition_over_its_own_rule_keeps_its_reason():
     policy = CompactionPolicy(min_fragment_files=6)
     hot, warm, tail = _churned(10, 7, 2), _churned(9, 3, 1), _churned(3, 2, 0)
-    plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy, partition_by=PARTITION_BY)
+    plan = plan_table(table(hot, warm, tail, *[_compacted(d) for d in range(11, 18)]), policy)
     assert [(a.partition, a.reason.split(":")[0]) for a in plan.selected] == [
         ("created_at_day=d10", "fragments"), ("created_at_day=d9", "file amplification"),
         ("created_at_day=d3", "file amplification")]
@@ -205,7 +204,7 @@ def test_equality_deletes_keep_the_starting_sequence_number_and_no_rewrite_needs
     big_file_stays = dataclasses.replace(_churned(9, 6, 2), small_files=5)  # one file at or above the small-file size
     equality = dataclasses.replace(_churned(8, 6, 2), equality_delete_files=1)
     policy = dataclasses.replace(POLICY, delete_ratio_threshold=0.0001)  # every partition's deletes call for a rewrite
-    plan = plan_table(table(all_small, big_file_stays, equality), policy, partition_by=PARTITION_BY)
+    plan = plan_table(table(all_small, big_file_stays, equality), policy)
     data = {a.partition: a.options["use-starting-sequence-number"] for a in plan.selected}
     assert data == {"created_at_day=d10": "false", "created_at_day=d9": "false", "created_at_day=d8": "true"}
     # The delete files the rewrites leave naming replaced files are dangling: the drop finds them, no rewrite of them.
@@ -221,14 +220,14 @@ def _dangling(day: int, dangling: int) -> PartitionHealth:
 
 def test_dangling_delete_files_fire_no_delete_rule():
     # 50% of the rows and 40 files per data file, all in delete files that no longer apply.
-    assert plan_compaction(table(_dangling(1, 40)), POLICY, partition_by=PARTITION_BY) == []
+    assert plan_compaction(table(_dangling(1, 40)), POLICY) == []
 
 
 def test_a_run_drops_dangling_deletes_after_its_rewrites_once_the_table_holds_max_dangling_delete_files():
     deleted = part(2, delete_files=3, delete_records=150_000, delete_bytes=3 * MB)
-    below = plan_table(table(deleted, _dangling(1, 96)), POLICY, partition_by=PARTITION_BY)  # 96 + 3 < 100
+    below = plan_table(table(deleted, _dangling(1, 96)), POLICY)  # 96 + 3 < 100
     assert [a.kind for a in below.actions] == [REWRITE_DATA]
-    at = plan_table(table(deleted, _dangling(1, 100), data_manifests=101), POLICY, partition_by=PARTITION_BY)
+    at = plan_table(table(deleted, _dangling(1, 100), data_manifests=101), POLICY)
     assert [a.kind for a in at.actions] == [REWRITE_DATA, REMOVE_DANGLING, REWRITE_MANIFESTS]
     drop = at.actions[1]
     assert (drop.partition, drop.where, drop.input_bytes, drop.input_delete_files, drop.expected_files_saved) == ("", None, 0, 100, 100)
@@ -239,38 +238,33 @@ def test_a_run_drops_dangling_deletes_after_its_rewrites_once_the_table_holds_ma
 def test_a_run_counts_the_delete_files_its_rewrites_leave_dangling_towards_the_limit():
     # 3 applied delete files in d2 name files its rewrite replaces: 97 + 3 reach 100 in this run, not the next.
     deleted = part(2, delete_files=3, delete_records=150_000, delete_bytes=3 * MB)
-    reached = plan_table(table(deleted, _dangling(1, 97)), POLICY, partition_by=PARTITION_BY)
+    reached = plan_table(table(deleted, _dangling(1, 97)), POLICY)
     assert [a.kind for a in reached.actions] == [REWRITE_DATA, REMOVE_DANGLING]
     assert reached.actions[1].reason == ("dangling delete files: 97 + up to 3 this run's rewrites leave >= "
                                          "max_dangling_delete_files 100")
-    assert [a.kind for a in plan_table(table(deleted, _dangling(1, 96)), POLICY,
-                                       partition_by=PARTITION_BY).actions] == [REWRITE_DATA]
+    assert [a.kind for a in plan_table(table(deleted, _dangling(1, 96)), POLICY).actions] == [REWRITE_DATA]
     # Equality deletes go on applying to the rewritten rows' keys: a rewrite leaves none of them dangling.
     equality = dataclasses.replace(deleted, equality_delete_files=3)
-    assert [a.kind for a in plan_table(table(equality, _dangling(1, 97)), POLICY,
-                                       partition_by=PARTITION_BY).actions] == [REWRITE_DATA]
+    assert [a.kind for a in plan_table(table(equality, _dangling(1, 97)), POLICY).actions] == [REWRITE_DATA]
     # Only the partitions the run rewrites count: d3's delete files stay applied, under the rules.
     untouched = part(3, delete_files=3, delete_records=1_000, delete_bytes=3 * MB)
-    assert [a.kind for a in plan_table(table(untouched, _dangling(1, 97)), POLICY,
-                                       partition_by=PARTITION_BY).actions] == []
+    assert [a.kind for a in plan_table(table(untouched, _dangling(1, 97)), POLICY).actions] == []
 
 
 def test_max_dangling_delete_files_zero_drops_what_each_data_rewrite_leaves():
     deleted = part(2, delete_files=3, delete_records=150_000, delete_bytes=3 * MB)
-    every_run = plan_table(table(deleted), dataclasses.replace(POLICY, max_dangling_delete_files=0), partition_by=PARTITION_BY)
+    every_run = plan_table(table(deleted), dataclasses.replace(POLICY, max_dangling_delete_files=0))
     assert [a.kind for a in every_run.actions] == [REWRITE_DATA, REMOVE_DANGLING]
     piled = part(3, delete_files=12, delete_records=1_000, delete_bytes=12 * MB)  # a position-delete rewrite leaves none
-    assert [a.kind for a in plan_table(table(piled), dataclasses.replace(POLICY, max_dangling_delete_files=0),
-                                       partition_by=PARTITION_BY).actions] == [REWRITE_DELETES]
+    assert [a.kind for a in plan_table(table(piled), dataclasses.replace(POLICY, max_dangling_delete_files=0)).actions] == [REWRITE_DELETES]
 
 
 def test_dangling_deletes_over_the_limit_are_dropped_by_a_run_without_a_data_rewrite():
     many_deletes = part(3, delete_files=10, delete_records=10, delete_bytes=10_000)  # rule 4: its own delete rewrite
-    plan = plan_table(table(many_deletes, _dangling(1, 60), _dangling(2, 40), part(4)), POLICY, partition_by=PARTITION_BY)
+    plan = plan_table(table(many_deletes, _dangling(1, 60), _dangling(2, 40), part(4)), POLICY)
     assert [(a.kind, a.partition) for a in plan.actions] == [(REWRITE_DELETES, "created_at_day=d3"), (REMOVE_DANGLING, "")]
-    assert [a.kind for a in plan_table(table(_dangling(1, 60), _dangling(2, 40)), POLICY,
-                                       partition_by=PARTITION_BY).actions] == [REMOVE_DANGLING]
-    assert plan_table(table(_dangling(1, 60), _dangling(2, 39)), POLICY, partition_by=PARTITION_BY).actions == ()
+    assert [a.kind for a in plan_table(table(_dangling(1, 60), _dangling(2, 40)), POLICY).actions] == [REMOVE_DANGLING]
+    assert plan_table(table(_dangling(1, 60), _dangling(2, 39)), POLICY).actions == ()
 
 
 def test_policy_refuses_a_negative_dangling_delete_limit():

@@ -51,11 +51,11 @@ def test_defaults_come_from_the_table_policies():
 
 
 def test_overrides_replace_config_values_and_unknown_ones_are_named(make_config):
-    config = make_config({"tables": {"orders": {"schema": "orders", "health": {"max_read_amp_files": 3}}}})
-    assert resolve_limits(config, "orders", "read_amplification", {"max_bytes": 2.5, "max_files": None}) == \
+    config = make_config({"tables": {"orders": {"ingest": {"format": "cdc"}, "key": ["order_id"], "health": {"max_read_amp_files": 3}}}})
+    assert resolve_limits(config.table("orders"), "read_amplification", {"max_bytes": 2.5, "max_files": None}) == \
         {"max_files": 3.0, "max_bytes": 2.5, "max_file_amp": 1.5, "min_excess_files": 12}
     with pytest.raises(ValueError, match="threshold 'max_per_hour' does not apply to check 'read_amplification'"):
-        resolve_limits(config, "orders", "read_amplification", {"max_per_hour": 1})
+        resolve_limits(config.table("orders"), "read_amplification", {"max_per_hour": 1})
 
 
 @pytest.mark.parametrize(("health", "message"), [
@@ -65,7 +65,7 @@ def test_overrides_replace_config_values_and_unknown_ones_are_named(make_config)
 ])
 def test_bad_thresholds_are_named(make_config, health, message):
     with pytest.raises(ConfigError, match=message):
-        make_config({"tables": {"orders": {"schema": "orders", "health": health}}})
+        make_config({"tables": {"orders": {"ingest": {"format": "cdc"}, "key": ["order_id"], "health": health}}})
 
 
 def test_whole_table_file_amplification_is_a_table_breach():

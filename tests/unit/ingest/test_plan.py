@@ -25,9 +25,9 @@ def config(make_config):
         {
             "landing_dir": "/land",
             "tables": {
-                "events": {"schema": "events", "source": "events", "partition_by": ["day(event_time)"]},
-                "users": {"schema": "users", "source": "cdc/users"},
-                "clicks": {"schema": "events"},
+                "events": {"source": "events"},
+                "users": {"ingest": {"format": "cdc"}, "key": ["user_id"], "source": "cdc/users"},
+                "clicks": {},
             },
         }
     )
@@ -35,9 +35,9 @@ def config(make_config):
 
 def test_plan_for_a_five_minute_interval(config):
     assert plan_ingest(config, "events", at(10, 0), at(10, 5)) == IngestPlan(
-        table="lakeops.lakeops.events",
-        quarantine_table="lakeops.lakeops.events_quarantine",
-        batch_id="events@20261121T100000Z-20261121T100500Z",
+        table="`lakeops`.`lakeops`.`events`",
+        quarantine_table="`lakeops`.`lakeops`.`events_quarantine`",
+        batch_id="lakeops.events@20261121T100000Z-20261121T100500Z",
         source_dirs=(
             "/land/events/2026/11/21/10/00",
             "/land/events/2026/11/21/10/01",
@@ -57,9 +57,9 @@ def test_source_defaults_to_table_name_and_can_point_elsewhere(config):
     )
     users = plan_ingest(config, "users", at(10, 0), at(10, 2))
     assert users.source_dirs == ("/land/cdc/users/2026/11/21/10/00", "/land/cdc/users/2026/11/21/10/01")
-    assert users.table == "lakeops.lakeops.users"
-    assert users.quarantine_table == "lakeops.lakeops.users_quarantine"
-    assert users.batch_id == "users@20261121T100000Z-20261121T100200Z"
+    assert users.table == "`lakeops`.`lakeops`.`users`"
+    assert users.quarantine_table == "`lakeops`.`lakeops`.`users_quarantine`"
+    assert users.batch_id == "lakeops.users@20261121T100000Z-20261121T100200Z"
 
 
 def test_same_interval_gets_the_same_batch_id(config):
@@ -73,7 +73,7 @@ def test_same_interval_gets_the_same_batch_id(config):
 def test_each_interval_gets_its_own_batch_id(config):
     ids = [plan_ingest(config, "events", at(10, 0) + timedelta(minutes=5 * i), at(10, 5) + timedelta(minutes=5 * i)).batch_id for i in range(12)]
     assert len(set(ids)) == 12
-    assert ids[1] == "events@20261121T100500Z-20261121T101000Z"
+    assert ids[1] == "lakeops.events@20261121T100500Z-20261121T101000Z"
     longer = plan_ingest(config, "events", at(10, 0), at(10, 10)).batch_id
     assert longer not in ids
 
@@ -87,16 +87,16 @@ def test_batch_id_keeps_seconds():
 
 
 def test_default_landing_root_is_under_data_dir(tmp_path, make_config):
-    config = make_config({"catalog": {"data_dir": "lake"}, "tables": {"events": {"schema": "events"}}})
+    config = make_config({"catalog": {"data_dir": "lake"}, "tables": {"events": {}}})
     plan = plan_ingest(config, "events", at(10, 0), at(10, 1))
     assert plan.source_dirs == (f"{tmp_path.resolve()}/lake/landing/events/2026/11/21/10/00",)
 
 
 def test_catalog_name_and_namespace_qualify_the_tables(make_config):
-    config = make_config({"catalog": {"name": "prod", "namespace": "web"}, "landing_dir": "s3a://landing/", "tables": {"events": {"schema": "events"}}})
+    config = make_config({"catalog": {"name": "prod", "namespace": "web"}, "landing_dir": "s3a://landing/", "tables": {"events": {}}})
     plan = plan_ingest(config, "events", at(10, 0), at(10, 1))
-    assert plan.table == "prod.web.events"
-    assert plan.quarantine_table == "prod.web.events_quarantine"
+    assert plan.table == "`prod`.`web`.`events`"
+    assert plan.quarantine_table == "`prod`.`web`.`events_quarantine`"
     assert plan.source_dirs == ("s3a://landing/events/2026/11/21/10/00",)
 
 
@@ -120,7 +120,7 @@ def test_reversed_or_empty_interval_is_rejected(config, start, end):
 
 
 def test_unknown_table_is_rejected(config):
-    with pytest.raises(ConfigError, match=r"table 'orders' is not in the config file; configured tables: events, users, clicks"):
+    with pytest.raises(ConfigError, match=r"table 'orders' is not in the config file and no discovery rule brings it in; configured tables: lakeops.events, lakeops.users, lakeops.clicks"):
         plan_ingest(config, "orders", at(10, 0), at(10, 5))
 
 
@@ -160,27 +160,27 @@ def test_first_batch_not_before_finds_the_oldest_later_interval_of_the_table():
 
 def test_direct_mode_runs_one_job_and_no_writers(config):
     run = plan_run(config, "events", at(10, 0), at(10, 5))
-    assert run == RunPlan(mode="direct", table="events", batch_id="events@20261121T100000Z-20261121T100500Z",
+    assert run == RunPlan(mode="direct", table="lakeops.events", batch_id="lakeops.events@20261121T100000Z-20261121T100500Z",
                           start="2026-11-21T10:00:00+00:00", end="2026-11-21T10:05:00+00:00", writers=1, writer_args=())
 
 
 def test_staged_mode_runs_one_writer_per_share(make_config):
-    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"commit_mode": "staged", "writers": 3}}}})
+    config = make_config({"tables": {"events": {"ingest": {"commit_mode": "staged", "writers": 3}}}})
     run = plan_run(config, "events", at(10, 0), at(10, 5))
-    common = ("--table", "events", "--start", "2026-11-21T10:00:00+00:00", "--end", "2026-11-21T10:05:00+00:00")
+    common = ("--table", "lakeops.events", "--start", "2026-11-21T10:00:00+00:00", "--end", "2026-11-21T10:05:00+00:00")
     assert (run.mode, run.writers) == ("staged", 3)
     assert run.writer_args == tuple((*common, "--writer", str(k), "--writers", "3") for k in range(3))
     assert run.as_dict()["writer_args"][2][-3:] == ("2", "--writers", "3")
 
 
 def test_a_committed_staged_batch_gets_no_writers(make_config):
-    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"commit_mode": "staged", "writers": 3}}}})
+    config = make_config({"tables": {"events": {"ingest": {"commit_mode": "staged", "writers": 3}}}})
     run = plan_run(config, "events", at(10, 0), at(10, 5), committed=True)
     assert (run.mode, run.writers, run.writer_args) == ("staged", 3, ())
 
 
 def test_a_streamed_table_gets_an_empty_batch_run(make_config):
-    config = make_config({"tables": {"events": {"schema": "events", "ingest": {"mode": "streaming"}}}})
+    config = make_config({"tables": {"events": {"ingest": {"mode": "streaming"}}}})
     run = plan_run(config, "events", at(10, 0), at(10, 5))
     assert (run.mode, run.writers, run.writer_args) == ("streaming", 0, ())
 
@@ -188,13 +188,13 @@ def test_a_streamed_table_gets_an_empty_batch_run(make_config):
 def test_batch_and_streaming_ingest_refuse_each_others_tables(make_config):
     from lakeops.ingest.plan import check_ingest_mode
 
-    streamed = make_config({"tables": {"events": {"schema": "events", "ingest": {"mode": "streaming"}}}})
-    batched = make_config({"tables": {"events": {"schema": "events"}}})
+    streamed = make_config({"tables": {"events": {"ingest": {"mode": "streaming"}}}})
+    batched = make_config({"tables": {"events": {}}})
     check_ingest_mode(streamed, "events", "streaming")
     check_ingest_mode(batched, "events", "batch")
-    with pytest.raises(ConfigError, match=r"tables.events.ingest.mode is 'streaming': .* a batch ingest would commit them a "
+    with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest.mode is 'streaming': .* a batch ingest would commit them a "
                                           r"second time .* Pause ingest_events"):
         check_ingest_mode(streamed, "events", "batch")
-    with pytest.raises(ConfigError, match=r"tables.events.ingest.mode is 'batch': the ingest_events DAG ingests its landed "
-                                          r"files.* Set tables.events.ingest.mode: streaming"):
+    with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest.mode is 'batch': the ingest_events DAG ingests its landed "
+                                          r"files.* Set tables.lakeops.events.ingest.mode: streaming"):
         check_ingest_mode(batched, "events", "streaming")

@@ -23,11 +23,11 @@ def config(make_config, tmp_path):
         "catalog": {"data_dir": "/lake"},
         "landing_dir": "/land",
         "tables": {
-            "events": {"schema": "events", "source": "events", "ingest": {"mode": "streaming"},
+            "events": {"source": "events", "ingest": {"mode": "streaming"},
                        "streaming": {"max_files_per_trigger": 20}},
-            "clicks": {"schema": "events", "ingest": {"mode": "streaming"}, "streaming": {"checkpoint_location": "s3a://lake/ck/clicks", "run_seconds": 600,
+            "clicks": {"ingest": {"mode": "streaming"}, "streaming": {"checkpoint_location": "s3a://lake/ck/clicks", "run_seconds": 600,
                                                          "trigger_interval_seconds": 5}},
-            "users": {"schema": "users", "source": "cdc/users"},
+            "users": {"ingest": {"format": "cdc"}, "key": ["user_id"], "source": "cdc/users"},
         },
     })
 
@@ -35,12 +35,12 @@ def config(make_config, tmp_path):
 def test_available_now_plan(config):
     plan = plan_stream(config, "events", AVAILABLE_NOW)
     assert plan == StreamPlan(
-        table_name="events",
-        table="lakeops.lakeops.events",
-        quarantine_table="lakeops.lakeops.events_quarantine",
+        table_name="lakeops.events",
+        table="`lakeops`.`lakeops`.`events`",
+        quarantine_table="`lakeops`.`lakeops`.`events_quarantine`",
         source_glob="/land/events/*/*/*/*/*/*.jsonl",
         checkpoint="file:///lake/warehouse/_checkpoints/lakeops/events",
-        query_name="lakeops_stream_events",
+        query_name="lakeops_stream_lakeops__events",
         mode="available-now",
         max_files_per_trigger=20,
         trigger_seconds=None,
@@ -74,7 +74,7 @@ def test_micro_batch_id_names_table_query_and_micro_batch():
 
 
 @pytest.mark.parametrize(("table", "mode", "kwargs", "expected"), [
-    ("users", AVAILABLE_NOW, {}, "table 'users' has schema 'users'; streaming ingest reads JSON-lines events"),
+    ("users", AVAILABLE_NOW, {}, "table lakeops.users has ingest.format 'cdc'; streaming ingest appends JSON-lines events"),
     ("events", "continuous", {}, "streaming mode 'continuous' is unknown; use one of available-now, supervised"),
     ("events", AVAILABLE_NOW, {"run_seconds": 60}, "apply to the supervised mode only"),
     ("events", SUPERVISED, {"run_seconds": 5}, "run_seconds: 5 must be a whole number from 10 to 21600; leave it unset"),

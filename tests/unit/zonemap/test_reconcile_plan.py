@@ -39,7 +39,7 @@ def test_hot_memory_bound_is_validated_with_the_key_and_the_fix(make_config):
 
     from lakeops.exceptions import ConfigError
 
-    table = {"schema": "events", "zonemap": {"columns": ["user_id"], "hot_memory_mb": 0}}
+    table = {"zonemap": {"columns": ["user_id"], "hot_memory_mb": 0}}
     with pytest.raises(ConfigError, match=r"zonemap.hot_memory_mb: 0 must be a whole number of MiB between 1 and 65536"):
         make_config({"tables": {"events": table}})
     table["zonemap"]["hot_memory_mb"] = 8

@@ -1,0 +1,68 @@
+"""Health of every maintained table, recorded in the history on a schedule (the table_health DAG), so the
+UI and the user's monitoring have every table's figures, whatever starts its compactions. A table whose
+snapshot has not changed since its last evaluation is evaluated again only once that is a growth window old."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+
+    from lakeops.config import LakeopsConfig
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SweepResult:
+    evaluated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    """Configured tables not created yet."""
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def due(last: tuple[int | None, int] | None, snapshot_id: int | None, now_ms: int, window_ms: int) -> bool:
+    """Whether a table needs evaluating: never evaluated, a new snapshot, or its last evaluation a window old."""
+    return last is None or last[0] != snapshot_id or now_ms - last[1] >= window_ms
+
+
+def sweep(config: LakeopsConfig, catalog: Catalog, tables: list[str] | None = None, now_ms: int | None = None) -> SweepResult:
+    """Evaluate and record the health of `tables` (default: every maintained table) that is due."""
+    from pyiceberg.exceptions import NoSuchTableError
+
+    from lakeops.health.compute import compute_health
+    from lakeops.health.history import open_history
+    from lakeops.tables.effective import effective
+
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    window_ms = int(config.health.growth_window_hours * 3600 * 1000)
+    history = open_history(config)
+    latest = history.latest()
+    result = SweepResult()
+    names = [config.identifier(t) for t in tables] if tables else [str(t) for t in config.maintained(catalog)]
+    for name in names:
+        try:
+            loaded = catalog.load_table(name)
+            if not due(latest.get(name), loaded.metadata.current_snapshot_id, now_ms, window_ms):
+                result.unchanged.append(name)
+                continue
+            spec = effective(config.table(name), loaded)
+            history.append(compute_health(loaded, spec.compaction, now_ms=now_ms,
+                                          growth_window_hours=config.health.growth_window_hours))
+            result.evaluated.append(name)
+        except NoSuchTableError:
+            result.missing.append(name)
+        except Exception as e:  # noqa: BLE001 - one unreadable table must not hide the others' health
+            result.failed[name] = f"{type(e).__name__}: {e}"
+            log.error("health of %s cannot be evaluated, the others are: %s", name, result.failed[name])
+    log.info("health sweep: %d evaluated, %d unchanged, %d not created yet, %d failed", len(result.evaluated),
+             len(result.unchanged), len(result.missing), len(result.failed))
+    return result

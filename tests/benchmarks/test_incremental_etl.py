@@ -1,0 +1,59 @@
+"""The incremental-ETL benchmark: the bytes a snapshot range appended (a real pyiceberg table), the
+medians and ratios from literal costs, the report, and the generated source (deterministic, late
+sessions earlier, on a real Spark)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pyarrow as pa
+import pytest
+
+from benchmarks.common import ScanCost, bench_config, demo_table
+from benchmarks.incremental_etl import QUICK, medians, range_bytes, report
+
+
+def test_range_bytes_sum_what_the_appends_after_the_start_snapshot_added(tmp_path):
+    from lakeops.catalog import load_catalog
+
+    config = bench_config(tmp_path, {"events": demo_table("events")})
+    catalog = load_catalog(config.catalog)
+    catalog.create_namespace_if_not_exists(config.catalog.namespace)
+    table = catalog.create_table(config.identifier("events"), pa.schema([pa.field("n", pa.int64())]))
+    table.append(pa.table({"n": [1, 2]}))
+    start = table.current_snapshot()
+    table.append(pa.table({"n": [3]}))
+    table.append(pa.table({"n": [4, 5, 6]}))
+    end = table.current_snapshot()
+    added = [int(s.summary["added-files-size"]) for s in table.snapshots()[1:]]
+
+    assert range_bytes(table, start.snapshot_id, end.snapshot_id) == (sum(added), 2)
+    assert range_bytes(table, end.snapshot_id, end.snapshot_id) == (0, 0)
+
+
+def test_medians_and_ratios_of_the_medians_and_per_repetition():
+    samples = {"incremental": [ScanCost(1.0, 10, 1, 9), ScanCost(3.0, 30, 3, 9), ScanCost(2.0, 20, 2, 9)],
+               "full": [ScanCost(10.0, 1000, 100, 4), ScanCost(60.0, 1000, 100, 4), ScanCost(40.0, 1000, 100, 4)]}
+    med, ratio, paired = medians(samples)
+    assert med["incremental"] == {"seconds": 2.0, "scanned_bytes": 20, "scanned_files": 2, "spark_jobs": 9}
+    assert ratio == {"seconds": pytest.approx(0.05), "scanned_bytes": pytest.approx(0.02)}
+    assert paired["seconds"] == pytest.approx(0.05)  # 0.1, 0.05, 0.05
+    text = report({"medians": med, "ratios": ratio, "ratios_per_repetition_median": paired,
+                   "load_average": {"before": (1.0, 1.0, 1.0), "after": (2.0, 2.0, 2.0)}}, QUICK)
+    assert "| incremental | 2.00 | 0.00 | 2 | 9 |" in text
+    assert "Goal: incremental at most 5% of full. Wall time 5.0%, bytes 2.0%" in text
+
+
+@pytest.mark.spark
+def test_the_source_is_deterministic_and_late_sessions_lie_before_the_window(spark):
+    from pyspark.sql import functions as F
+
+    from benchmarks.incremental_etl import SESSION_EVENTS, events_frame
+
+    start, end = datetime(2026, 10, 1), datetime(2026, 10, 2)
+    first = events_frame(spark, 0, 800, start, end, users=100, seed=5).collect()
+    again = events_frame(spark, 0, 800, start, end, users=100, seed=5).collect()
+    assert first == again and len(first) == 800
+    assert len({r.session_id for r in first}) == 800 // SESSION_EVENTS
+    late = events_frame(spark, 0, 800, start, end, users=100, seed=5, late_share=1.0, mean_lateness_s=7200)
+    assert late.where(F.col("event_time") < F.lit(start)).count() > 0, "every session late by about two hours"
