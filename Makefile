@@ -29,7 +29,8 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 help:
 	@echo "make demo     set up, land an hour of data, ingest it through Airflow, print a summary"
-	@echo "make test     set up and run the whole test suite"
+	@echo "make test     set up and run the whole test suite (ruff and mypy first)"
+	@echo "make unit     the unit tests alone (no JVM, under a minute)"
 	@echo "make airflow  start 'airflow standalone' with these DAGs and plugins (http://localhost:8080)"
 	@echo "make lock     re-resolve requirements.txt into requirements.lock"
 	@echo "make bench-NAME  run one benchmark (python -m benchmarks NAME; BENCH_ARGS=--quick for a short check); figures in docs/benchmarks.md"
@@ -105,8 +106,18 @@ $(AIRFLOW_HOME)/.migrated: $(VENV)/.installed
 demo: setup $(AIRFLOW_HOME)/.migrated
 	@$(BIN)/python -m lakeops.demo
 
-test: setup test-deps
+# The whole suite, after lint and types (pyproject.toml's ruff and mypy settings): they fail in seconds.
+test: setup lint test-deps
 	@$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+.PHONY: lint unit
+lint: $(VENV)/.installed
+	@$(BIN)/ruff check .
+	@$(BIN)/mypy
+
+# The unit tests alone: no JVM, no servers, under a minute.
+unit: $(VENV)/.installed
+	@$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
 
 # The table-health page is tested in headless Chromium (Debian's package); installed when absent.
 CHROMIUM := /usr/bin/chromium

@@ -52,8 +52,8 @@ def later_batch(table: Table, table_name: str, start: datetime) -> LaterBatch | 
     whose interval ends after `start` (see lakeops.ingest.plan.first_batch_not_before)."""
     from lakeops.ingest.plan import first_batch_not_before
 
-    tagged = [(s, s.summary.get(BATCH_ID_PROPERTY)) for s in ancestors_of(table.current_snapshot(), table.metadata)
-              if s.summary is not None and s.summary.get(BATCH_ID_PROPERTY)]
+    tagged = [(s, batch) for s in ancestors_of(table.current_snapshot(), table.metadata)
+              if s.summary is not None and (batch := s.summary.get(BATCH_ID_PROPERTY))]
     index = first_batch_not_before([value for _, value in tagged], table_name, start)
     if index is None:
         return None

@@ -9,6 +9,7 @@ S3 credentials come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_K
 from __future__ import annotations
 
 import os
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING
 
 from lakeops.config import CatalogConfig
@@ -86,17 +87,17 @@ def ensure_embedded_storage(catalog: CatalogConfig) -> None:
         catalog.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
 
 
-def export_s3_endpoint(catalog: CatalogConfig, env: dict[str, str] | None = None) -> None:
+def export_s3_endpoint(catalog: CatalogConfig, env: MutableMapping[str, str] | None = None) -> None:
     """Point this process's own S3 clients at the catalog's object store.
 
     Table data goes through the catalog's FileIO, which gets s3.endpoint above; files lakeops keeps
     beside a table (zonemaps under <table>/_zonemaps/) are opened by location with pyarrow, which
     knows no endpoint but the standard AWS_ENDPOINT_URL and AWS_REGION. An endpoint already set in
     the environment is kept."""
-    env = os.environ if env is None else env
+    target: MutableMapping[str, str] = os.environ if env is None else env
     if catalog.kind == "rest" and catalog.s3_endpoint:
-        env.setdefault("AWS_ENDPOINT_URL", catalog.s3_endpoint)
-        env.setdefault("AWS_REGION", catalog.s3_region)
+        target.setdefault("AWS_ENDPOINT_URL", catalog.s3_endpoint)
+        target.setdefault("AWS_REGION", catalog.s3_region)
 
 
 def load_catalog(catalog: CatalogConfig) -> Catalog:

@@ -28,7 +28,8 @@ def load_dag(dag_id: str) -> DAG:
         raise SetupError(f"DAG files in {folder} fail to import: {bag.import_errors}")
     dag = bag.dags.get(dag_id)
     if dag is None:
-        raise SetupError(f"DAG {dag_id!r} is not in {folder}; found {sorted(bag.dags)}. Set AIRFLOW__CORE__DAGS_FOLDER to this project's dags/")
+        raise SetupError(f"DAG {dag_id!r} is not in {folder}; found {sorted(bag.dags)}. "
+                         "Set AIRFLOW__CORE__DAGS_FOLDER to this project's dags/")
     return dag
 
 

@@ -38,7 +38,7 @@ def spark_summary(spark: SparkSession, config: LakeopsConfig, table: str) -> Tab
     name, quarantine = config.qualified(spec.name), config.qualified(spec.quarantine_name)
 
     def scalar(sql: str) -> int:
-        return int(spark.sql(sql).first()[0])
+        return int(spark.sql(sql).collect()[0][0])
 
     return TableSummary(
         rows=scalar(f"SELECT count(*) FROM {name}"),

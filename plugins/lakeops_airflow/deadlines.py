@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from airflow.sdk import AsyncCallback, DeadlineAlert, DeadlineReference
+# airflow.sdk's __init__.pyi omits the deadline names its __init__.py exports (AsyncCallback, DeadlineAlert, DeadlineReference)
+from airflow.sdk import AsyncCallback, DeadlineAlert, DeadlineReference  # type: ignore[attr-defined]
 
 from lakeops.config import load_alerts_config
 

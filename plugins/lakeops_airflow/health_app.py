@@ -45,39 +45,44 @@ def _view(name: str):
     from pyiceberg.exceptions import NoSuchTableError
 
     from lakeops.catalog import load_catalog
-    from lakeops.config import load_config, validate_identifier
+    from lakeops.config import load_config
     from lakeops.exceptions import ConfigError
+    from lakeops.tables.effective import effective
     from lakeops.ui.health_view import table_health_view
 
-    try:
-        validate_identifier(name, "table")
-    except ConfigError as e:
-        raise HTTPException(status_code=400, detail=str(e)) from e
     config = load_config()
     try:
-        table = load_catalog(config.catalog).load_table(config.identifier(name))
+        name = config.identifier(name)
+    except ConfigError as e:
+        raise HTTPException(status_code=400, detail=str(e)) from e
+    try:
+        spec = config.table(name)
+    except ConfigError:
+        spec = None
+    try:
+        table = load_catalog(config.catalog).load_table(name)
     except NoSuchTableError:
         table = None
-    if table is None and name not in config.tables:
+    if table is None and spec is None:
         raise HTTPException(status_code=404, detail=f"table {name!r} is neither in the catalog nor in lakeops.yaml")
-    sla = config.tables[name].freshness_sla_minutes if name in config.tables else None
+    if spec is not None and table is not None:
+        spec = effective(spec, table)
     try:
         missed = _missed_deadlines(name)
     except Exception:  # the page still shows the table's figures if Airflow's DB cannot be read
         log.exception("missed deadlines of table %s could not be read", name)
         missed = []
-    policy = config.tables[name].compaction if name in config.tables else None
-    return table_health_view(table, name, sla, datetime.now(UTC), missed, policy)
+    return table_health_view(table, name, spec.freshness_sla_minutes if spec else None, datetime.now(UTC), missed,
+                             spec.compaction if spec else None)
 
 
 def _table_names() -> list[str]:
+    """Every maintained table: the configured ones (created or not) and those the discovery rules find."""
     from lakeops.catalog import load_catalog
     from lakeops.config import load_config
 
     config = load_config()
-    in_catalog = [ident[-1] for ident in load_catalog(config.catalog).list_tables(config.catalog.namespace)] \
-        if config.catalog.namespace else []
-    return sorted(set(config.tables) | set(in_catalog))
+    return [str(t) for t in config.maintained(load_catalog(config.catalog))]
 
 
 def create_app() -> FastAPI:

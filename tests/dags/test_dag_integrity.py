@@ -1,6 +1,7 @@
 """Every DAG file in dags/ imports cleanly, does nothing heavy at parse time (it reads the local config
 file and nothing else: no catalog, no connection, no Spark), and every DAG it renders follows the
-project's DAG conventions (DESIGN.md §4 and §6.1).
+project's DAG conventions (a doc, an owner, retries with backoff, Spark in its pool, a deadline alert,
+catchup explicit, a data interval per run).
 
 The DAG files are discovered at collection time (dags/*.py), so new DAG files are checked
 without editing this module. Parse times are printed (run with -s or -rP to see them), never asserted.
@@ -20,7 +21,7 @@ import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DAGS_DIR = PROJECT_ROOT / "dags"
-# One DAG per file (DESIGN.md §6.1); "_"-prefixed modules (e.g. __init__.py) are not DAG files.
+# One DAG per file; "_"-prefixed modules (e.g. __init__.py) are not DAG files.
 DAG_FILES = sorted(p for p in DAGS_DIR.glob("*.py") if not p.name.startswith("_"))
 
 HEAVY_MODULES = ("pyspark", "pyiceberg", "boto3")
@@ -222,7 +223,7 @@ def test_dag_file_parse_is_light(dag_file, tmp_path):
         problems.append(f"fails to import:\n{report['error']}")
     if report["heavy_loaded"]:
         problems.append(
-            f"imports {report['heavy_loaded']} at parse time; import them inside functions (DESIGN.md §6.8). "
+            f"imports {report['heavy_loaded']} at parse time; import them inside functions. "
             "First imported from:\n" + "\n".join(
                 f"--- {name}\n{stack}" for name, stack in report["heavy_importers"].items()))
     made = {name: made_calls for name, made_calls in report["calls"].items() if made_calls}
@@ -294,7 +295,7 @@ def _convention_problems(dag) -> list[str]:
         if isinstance(timetable, CronTriggerTimetable) and interval.start == interval.end:
             problems.append(
                 f"schedule is a CronTriggerTimetable without interval ({timetable.summary}): start == end; "
-                "use CronDataIntervalTimetable or CronTriggerTimetable(..., interval=...) (DESIGN.md §4)")
+                "use CronDataIntervalTimetable or CronTriggerTimetable(..., interval=...)")
         elif not interval.start < interval.end:
             problems.append(f"schedule {type(timetable).__name__} ({timetable.summary}) gives no data interval "
                             f"for run_after={SAMPLE_RUN_AFTER}: {interval}")

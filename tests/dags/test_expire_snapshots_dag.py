@@ -40,8 +40,8 @@ def test_expire_dag_on_a_table_with_hundreds_of_snapshots(airflow_db, spark, cap
     capfd.readouterr()
     began = time.perf_counter()
     with inflight(table.location(), "compaction", "dag-test", compacting_from):
-        run = run_dag_test(dag, older_than + timedelta(days=1), {"tables": ["events"], "older_than": older_than.isoformat(),
-                                                                "retain_last": RETAIN_LAST})
+        run = run_dag_test(dag, older_than + timedelta(days=1),
+                           {"tables": ["events"], "older_than": older_than.isoformat(), "retain_last": RETAIN_LAST})
     dag_took = time.perf_counter() - began
     assert str(run.state) == "success"
 
@@ -54,7 +54,8 @@ def test_expire_dag_on_a_table_with_hundreds_of_snapshots(airflow_db, spark, cap
 
     output = capfd.readouterr().out
     # the task log holds the job's LAKEOPS_RESULT line: JSON up to the log record's trailing [logger] tag
-    results = [json.JSONDecoder().raw_decode(line.split(RESULT_PREFIX, 1)[1])[0] for line in output.splitlines() if RESULT_PREFIX in line]
+    results = [json.JSONDecoder().raw_decode(line.split(RESULT_PREFIX, 1)[1])[0]
+               for line in output.splitlines() if RESULT_PREFIX in line]
     assert results, "the expire job printed no LAKEOPS_RESULT line"
     figures = {k: v for k, v in results[-1].items() if k not in ("expire_ids", "refs_kept", "kept_by_guards")}
     print(f"\nhistory: {INGESTED_MINUTES} ingest batches in {ingest_took:.1f} s, {TINY_BATCHES} tiny batches in "

@@ -10,23 +10,12 @@ import pytest
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
 from lakeops.dag_runs import load_dag, run_dag_test
-from lakeops.ingest.ddl import table_ddl
 from lakeops.watermark import current_watermarks
+from tests.integration.etl.helpers import seed_events
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
 TICK = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)  # the run of 11:00-12:00
-
-
-def seed_events(spark, config, rows: list[tuple]) -> None:
-    """Create events if needed and append rows (id, user, session, time, type) as one snapshot."""
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
-    for statement in table_ddl(config, config.table("events")):
-        spark.sql(statement)
-    full = [(i, u, s, t, e, "/", "web", "DE", {}, t) for i, u, s, t, e in rows]
-    spark.createDataFrame(full, "event_id string, user_id bigint, session_id string, event_time timestamp, event_type string, "
-                          "page string, device string, country string, properties map<string,string>, ingested_at timestamp"
-                          ).writeTo(config.qualified("events")).append()
 
 
 def activity_matches_events(spark, config) -> bool:

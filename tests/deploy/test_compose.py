@@ -24,7 +24,8 @@ COMPOSE_FILE = PROJECT_ROOT / "docker-compose.yaml"
 ENV_EXAMPLE = PROJECT_ROOT / ".env.example"
 SCHEMA = Path("/usr/lib/python3/dist-packages/compose/config/compose_spec.json")
 AIRFLOW_COMPONENTS = {"airflow-apiserver", "airflow-scheduler", "airflow-dag-processor", "airflow-triggerer", "airflow-worker"}
-SERVICES = AIRFLOW_COMPONENTS | {"airflow-init", "postgres", "redis", "spark-master", "spark-worker", "minio", "minio-init", "iceberg-rest"}
+SERVICES = AIRFLOW_COMPONENTS | {"airflow-init", "postgres", "redis", "spark-master", "spark-worker", "minio", "minio-init",
+                                 "iceberg-rest"}
 SECRETS = ("POSTGRES_PASSWORD", "REDIS_PASSWORD", "MINIO_ROOT_USER", "MINIO_ROOT_PASSWORD", "AIRFLOW_JWT_SECRET",
            "AIRFLOW_API_SECRET_KEY", "AIRFLOW_FERNET_KEY", "AIRFLOW_ADMIN_PASSWORD")
 

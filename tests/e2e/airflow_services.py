@@ -118,7 +118,8 @@ class AirflowServices:
         """Run `airflow <args>` against this deployment; raises with its output when it fails."""
         proc = subprocess.run(["airflow", *args], env=self.env, capture_output=True, text=True, timeout=timeout)
         if proc.returncode != 0:
-            raise RuntimeError(f"airflow {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+            raise RuntimeError(f"airflow {' '.join(args)} failed ({proc.returncode}):\n"
+                               f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
         return proc
 
     def health(self) -> dict[str, str]:

@@ -106,7 +106,8 @@ def start_spark_cluster(processes: Processes, env: dict[str, str], workers: int 
         work_dir = processes.work_dir / f"spark-worker-{i}"
         work_dir.mkdir()
         processes.start(f"spark-worker-{i}", [spark_class, "org.apache.spark.deploy.worker.Worker", master_url,
-                                              "--host", "127.0.0.1", "--cores", str(worker_cores), "--memory", worker_memory,
+                                              "--host", "127.0.0.1",
+                                              "--cores", str(worker_cores), "--memory", worker_memory,
                                               "--webui-port", str(worker_ui_port), "--work-dir", str(work_dir)], base)
         worker_uis.append(f"http://127.0.0.1:{worker_ui_port}")
     wait_until(master, lambda: int(http_json(f"{master_ui}/json").get("aliveworkers", 0)) == workers)

@@ -14,12 +14,12 @@ pytestmark = [pytest.mark.airflow, pytest.mark.e2e]
 def test_components_are_healthy_and_dags_are_parsed(airflow_services):
     assert set(airflow_services.health().values()) == {"healthy"}
     dag_ids = airflow_services.wait_for(
-        lambda: {d["dag_id"] for d in airflow_services.api("GET", "/api/v2/dags")["dags"]} >= {"ingest_events"}
+        lambda: {d["dag_id"] for d in airflow_services.api("GET", "/api/v2/dags")["dags"]} >= {"ingest.lakeops.events"}
         and {d["dag_id"] for d in airflow_services.api("GET", "/api/v2/dags")["dags"]},
         timeout=120, what="the dag-processor to parse dags/")
-    assert "ingest_events" in dag_ids
+    assert "ingest.lakeops.events" in dag_ids
     listed = airflow_services.cli("dags", "list", "--output", "plain").stdout
-    assert "ingest_events" in listed
+    assert "ingest.lakeops.events" in listed
 
 
 def test_rest_api_refuses_requests_without_a_token(airflow_services):

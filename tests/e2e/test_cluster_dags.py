@@ -56,7 +56,7 @@ def test_ingest_dag_on_spark_cluster_rest_catalog_and_s3(stack):
     client = stack.s3_client()
     assert len(_objects(client, f"{LANDING_PREFIX}/events/")) == 5
 
-    run = run_dag_test(load_dag("ingest_events"), TICK)
+    run = run_dag_test(load_dag("ingest.lakeops.events"), TICK)
     assert str(run.state) == "success"
 
     # The rows, read back through the REST catalog with pyiceberg (S3 via pyarrow).
@@ -134,10 +134,10 @@ def test_cdc_and_compaction_dags_on_the_cluster(stack):
     # Seed and delete share chosen so the second MERGE deletes over 30% of the partition's rows
     # (Iceberg's delete-ratio-threshold, a planner rule): the sensors fire and the plan has work.
     stats = generate_cdc(str(generated), CDC_ARRIVAL, 10, 30, seed=19, delete_fraction=0.3)
-    # Only orders is landed: the users task of each run finds nothing and ends early.
+    # Only orders is landed: its own ingest DAG merges it.
     _land(stack, generated / "cdc" / "orders", "cdc/orders")
     for tick in (CDC_ARRIVAL + FIVE, CDC_ARRIVAL + 2 * FIVE):
-        run = run_dag_test(load_dag("ingest_cdc"), tick)
+        run = run_dag_test(load_dag("ingest.lakeops.orders"), tick)
         assert str(run.state) == "success", {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
 
     orders = load_catalog(config.catalog).load_table(config.identifier("orders"))
@@ -147,13 +147,15 @@ def test_cdc_and_compaction_dags_on_the_cluster(stack):
     before = table_health(config, "orders")
     assert before.delete_files > 0, "the second interval's MERGE wrote no position delete file"
 
-    run = run_dag_test(load_dag("compact_tables"), CDC_ARRIVAL.replace(hour=13), run_conf={"table": "orders", "dry_run": False})
+    run = run_dag_test(load_dag("compact_tables"), CDC_ARRIVAL.replace(hour=13),
+                       run_conf={"tables": ["orders"], "dry_run": False})
 
     states = {ti.task_id: str(ti.state) for ti in run.get_task_instances()}
-    assert str(run.state) == "success" and states["compact"] == "success", states
+    assert str(run.state) == "success" and states["compact"] == "success", states  # one mapped task: lakeops.orders
     after = table_health(config, "orders")
     print(f"compact_tables on the cluster: data files {before.data_files} -> {after.data_files}, applied delete files "
-          f"{before.applied_delete_files} -> {after.applied_delete_files}, read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
+          f"{before.applied_delete_files} -> {after.applied_delete_files}, "
+          f"read amplification {before.read_amp_files:.2f} -> {after.read_amp_files:.2f}")
     assert after.applied_delete_files < before.applied_delete_files and after.read_amp_files < before.read_amp_files
     orders = load_catalog(config.catalog).load_table(config.identifier("orders"))
     assert orders.current_snapshot().summary.operation.value in ("replace", "delete")  # a rewrite, not a write

@@ -58,7 +58,7 @@ def test_the_watcher_starts_a_compaction_run_and_then_stays_quiet(spark, tmp_pat
         assert sorted((t["task_id"], t["map_index"], t["state"]) for t in tasks) == [("compact", 0, "success"),
                                                                                       ("plan", -1, "success")]
         events = services.api("GET", "/api/v2/assets/events?limit=10")["asset_events"]
-        assert [e["extra"]["payload"]["table"] for e in events] == ["orders"]
+        assert [e["extra"]["payload"]["table"] for e in events] == ["lakeops.orders"]
 
         after = table_health(config, "orders")
         print(f"compact_on_health from the watcher: applied delete files {before.applied_delete_files} -> "

@@ -14,7 +14,7 @@ from lakeops.config import load_config
 from lakeops.etl.inputs import plan_from_catalog
 from lakeops.spark.etl import run_etl
 from lakeops.watermark import current_watermarks, watermarks_of
-from tests.dags.test_incremental_etl_dag import seed_events
+from tests.integration.etl.helpers import seed_events
 
 pytestmark = [pytest.mark.airflow, pytest.mark.e2e, pytest.mark.spark]
 

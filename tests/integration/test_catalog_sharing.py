@@ -17,7 +17,8 @@ def test_table_written_by_spark_reads_the_same_in_pyiceberg(catalog_spark, lakeo
     catalog_spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {lakeops_config.catalog.name}.lakeops")
     catalog_spark.sql(f"CREATE TABLE {table} (id BIGINT, name STRING, at TIMESTAMP) USING iceberg PARTITIONED BY (days(at))")
     catalog_spark.sql(f"""INSERT INTO {table} VALUES
-        (1, 'a', TIMESTAMP '2026-11-20 10:00:00'), (2, 'b', TIMESTAMP '2026-11-21 11:00:00'), (3, NULL, TIMESTAMP '2026-11-21 12:00:00')""")
+        (1, 'a', TIMESTAMP '2026-11-20 10:00:00'), (2, 'b', TIMESTAMP '2026-11-21 11:00:00'),
+        (3, NULL, TIMESTAMP '2026-11-21 12:00:00')""")
     spark_rows = sorted(tuple(r) for r in catalog_spark.table(table).collect())
 
     loaded = load_catalog(lakeops_config.catalog).load_table("lakeops.sharing_a")

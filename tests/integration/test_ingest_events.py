@@ -52,7 +52,8 @@ def test_two_intervals_land_every_good_row_once_and_quarantine_every_bad_line(ca
     by_kind = Counter(next(k for k, prefix in REASON_OF_KIND.items() if reason.startswith(prefix)) for reason in reasons)
     assert by_kind == Counter({k: n for k, n in landed.bad.items() if n})
 
-    days = {r[0] for r in catalog_spark.sql(f"SELECT partition.event_time_day FROM {lakeops_config.qualified('events')}.files").collect()}
+    files = catalog_spark.sql(f"SELECT partition.event_time_day FROM {lakeops_config.qualified('events')}.files")
+    days = {r[0] for r in files.collect()}
     assert len(days) >= 2, "late and midnight-crossing events land in their own event-day partitions"
 
 
@@ -80,8 +81,8 @@ def test_crash_after_staging_before_publish_loses_and_duplicates_nothing(catalog
     run_ingest(catalog_spark, lakeops_config, "events", plan_ingest(lakeops_config, "events", START + FIVE, START + 2 * FIVE))
     before = _events(catalog_spark, lakeops_config).count()
     # A run that died after writing its data files and staging the snapshot, before publishing it:
-    stage_batch(catalog_spark, load_catalog(lakeops_config.catalog), catalog_spark.table(lakeops_config.qualified("events")).limit(7),
-                plan.table, plan.batch_id, {})
+    stage_batch(catalog_spark, load_catalog(lakeops_config.catalog),
+                catalog_spark.table(lakeops_config.qualified("events")).limit(7), plan.table, plan.batch_id, {})
     assert _events(catalog_spark, lakeops_config).count() == before, "a staged snapshot is invisible to readers"
 
     retry = run_ingest(catalog_spark, lakeops_config, "events", plan)

@@ -62,8 +62,8 @@ def _rows_in(table, files, predicate):
     for path in files:
         with table.io.new_input(path).open() as stream:
             data = pq.read_table(stream, columns=["event_id", "user_id", "country"])
-        ids += data.filter(pc.field("user_id") == predicate[1] if predicate[0] == "user" else pc.field("country") == predicate[1]) \
-            .column("event_id").to_pylist()
+        column = "user_id" if predicate[0] == "user" else "country"
+        ids += data.filter(pc.field(column) == predicate[1]).column("event_id").to_pylist()
     return sorted(ids)
 
 
@@ -79,7 +79,8 @@ def test_each_commit_writes_a_micro_zonemap_covering_its_files(ingested):
 @pytest.mark.parametrize("column,pick", [("user", "most"), ("user", "least"), ("country", "least")])
 def test_pruned_read_returns_exactly_the_full_scan_rows(ingested, column, pick):
     table, _ = ingested
-    values = table.scan(selected_fields=("user_id", "country")).to_arrow().column("user_id" if column == "user" else "country").to_pylist()
+    rows = table.scan(selected_fields=("user_id", "country")).to_arrow()
+    values = rows.column("user_id" if column == "user" else "country").to_pylist()
     value = (max if pick == "most" else min)(set(values), key=values.count)
     predicate = E.EqualTo("user_id" if column == "user" else "country", value)
     expected = sorted(table.scan(row_filter=predicate, selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist())

@@ -98,8 +98,10 @@ def test_staged_files_carry_field_ids_partitions_and_metrics_that_prune(staged):
         field_ids = {int(fld.metadata[b"PARQUET:field_id"]) for fld in pq.ParquetFile(store.fs_path(f.file_path)).schema_arrow}
         assert field_ids == {c.field_id for c in events.schema().columns}
         properties = pq.ParquetFile(store.fs_path(f.file_path)).schema_arrow.field("properties").type
-        assert {int(properties.key_field.metadata[b"PARQUET:field_id"]), int(properties.item_field.metadata[b"PARQUET:field_id"])} \
-            == {events.schema().find_field("properties.key").field_id, events.schema().find_field("properties.value").field_id}
+        written = {int(properties.key_field.metadata[b"PARQUET:field_id"]),
+                   int(properties.item_field.metadata[b"PARQUET:field_id"])}
+        assert written == {events.schema().find_field("properties.key").field_id,
+                           events.schema().find_field("properties.value").field_id}
         times = data.column("event_time").to_pylist()
         assert {(t - EPOCH).days for t in times} == {f.partition[0]}, "one partition per file"
         assert times == sorted(times), "sorted by event_time within the file"
@@ -148,13 +150,14 @@ def test_stale_staging_of_dead_runs_is_cleaned_and_fresh_staging_is_kept(catalog
         key = batch_key("lakeops.events", batch.batch_id)
         store.write_text(started_uri(events_loc, key, 0, "dead"), "{}")
         store.write_text(f"{attempt_data_dir(events_loc, key, 0, 'dead')}/x.parquet", "half a file")
-        for path in list(store.list_tree(staging_dir(events_loc, key))) + list(store.list_tree(staged_data_root(events_loc, key))):
+        for path in [*store.list_tree(staging_dir(events_loc, key)), *store.list_tree(staged_data_root(events_loc, key))]:
             os.utime(path, (time.time() - age_s, time.time() - age_s))
 
     result = commit_staged(lakeops_config, "events", plan, 1)
 
     old_key, fresh_key = batch_key("lakeops.events", other.batch_id), batch_key("lakeops.events", fresh.batch_id)
     assert result.stale_batches == (old_key,)
-    assert store.list_tree(staging_dir(events_loc, old_key)) == {} and store.list_tree(staged_data_root(events_loc, old_key)) == {}
+    assert store.list_tree(staging_dir(events_loc, old_key)) == {}
+    assert store.list_tree(staged_data_root(events_loc, old_key)) == {}
     assert store.list_tree(staging_dir(events_loc, fresh_key)) and store.list_tree(staged_data_root(events_loc, fresh_key))
     assert len(_ids(_tables(lakeops_config)[0])) == landed.good

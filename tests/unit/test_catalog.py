@@ -105,7 +105,8 @@ def test_rest_without_endpoint_uses_aws_defaults():
 
 
 def test_virtual_host_addressing_with_endpoint():
-    catalog = CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w", s3_endpoint="https://s3.example.com", s3_path_style_access=False)
+    catalog = CatalogConfig(kind="rest", uri="http://rest", warehouse="s3://w", s3_endpoint="https://s3.example.com",
+                            s3_path_style_access=False)
     assert spark_catalog_conf(catalog)["spark.sql.catalog.lakeops.s3.path-style-access"] == "false"
     assert pyiceberg_catalog_props(catalog, env={})["s3.force-virtual-addressing"] == "true"
 

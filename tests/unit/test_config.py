@@ -395,9 +395,11 @@ def test_unknown_keys_are_rejected_with_the_key_named(make_config, data, where, 
         ({"spark": {"conf": ["spark.a=b"]}}, "spark.conf: ['spark.a=b'] must be a mapping"),
         ({"tables": ["events"]}, "tables: ['events'] must be a mapping"),
         (events_table(ingest_interval_minutes="5"), "tables.lakeops.events.ingest_interval_minutes: '5' must be a whole number"),
-        (events_table(ingest_interval_minutes=True), "tables.lakeops.events.ingest_interval_minutes: True must be a whole number"),
+        (events_table(ingest_interval_minutes=True),
+         "tables.lakeops.events.ingest_interval_minutes: True must be a whole number"),
         (events_table(ingest_interval_minutes=2.5), "tables.lakeops.events.ingest_interval_minutes: 2.5 must be a whole number"),
-        (events_table(compaction={"small_file_fraction": "half"}), "tables.lakeops.events.compaction.small_file_fraction: 'half' must be a number"),
+        (events_table(compaction={"small_file_fraction": "half"}),
+         "tables.lakeops.events.compaction.small_file_fraction: 'half' must be a number"),
         (events_table(create={**EVENTS_CREATE, "partition_by": "day(event_time)"}),
          "tables.lakeops.events.create: partition_by and sort_by must be lists"),
         (events_table(create={**EVENTS_CREATE, "sort_by": [1]}), "tables.lakeops.events.create.sort_by: 1 is not a valid name"),
@@ -460,7 +462,8 @@ def test_policy_columns_of_an_existing_table_are_checked_at_run_time_not_at_load
 
 
 def test_bloom_column_must_be_a_zonemap_column(make_config):
-    with pytest.raises(ConfigError, match=r"tables.lakeops.events.zonemap.bloom_columns: \['user_id'\] must also be listed in zonemap.columns"):
+    with pytest.raises(ConfigError, match=r"tables.lakeops.events.zonemap.bloom_columns: \['user_id'\] must also be "
+                                          r"listed in zonemap.columns"):
         make_config(events_table(zonemap={"columns": ["event_time"], "bloom_columns": ["user_id"]}))
 
 
@@ -507,7 +510,8 @@ def test_ingest_intervals_dividing_an_hour_are_accepted(make_config, minutes):
 
 @pytest.mark.parametrize("hours", [0, 1, 23])
 def test_orphan_min_age_below_24_hours_is_rejected(make_config, hours):
-    with pytest.raises(ConfigError, match=rf"retention.orphan_min_age_hours: {hours} is shorter than the safe minimum of 24 hours"):
+    with pytest.raises(ConfigError,
+                       match=rf"retention.orphan_min_age_hours: {hours} is shorter than the safe minimum of 24 hours"):
         make_config(events_table(retention={"orphan_min_age_hours": hours}))
 
 
@@ -546,8 +550,12 @@ def test_bad_compaction_policy(make_config, compaction, expected):
 
 
 def test_the_table_wide_trigger_can_be_turned_off(make_config):
-    assert make_config(events_table(compaction={"max_file_amplification": None})).table("events").compaction.max_file_amplification is None
-    assert make_config(events_table(compaction={"max_file_amplification": 2})).table("events").compaction.max_file_amplification == 2.0
+    def amplification(value):
+        config = make_config(events_table(compaction={"max_file_amplification": value}))
+        return config.table("events").compaction.max_file_amplification
+
+    assert amplification(None) is None
+    assert amplification(2) == 2.0
 
 
 @pytest.mark.parametrize("key", ["sql.shuffle.partitions", "executor.memory", "SPARK.sql.x", "park.x"])
@@ -649,7 +657,8 @@ def test_table_config_validates_when_built_directly():
 
 
 def test_staged_ingest_settings_are_read(make_config):
-    ingest = make_config(events_table(ingest={"commit_mode": "staged", "writers": 16, "staging_max_age_hours": 6})).table("events").ingest
+    config = make_config(events_table(ingest={"commit_mode": "staged", "writers": 16, "staging_max_age_hours": 6}))
+    ingest = config.table("events").ingest
     assert ingest == IngestConfig(commit_mode="staged", writers=16, staging_max_age_hours=6.0)
     assert isinstance(ingest.staging_max_age_hours, float)
 
@@ -698,7 +707,8 @@ def test_staging_max_age_out_of_range(make_config, hours):
 
 
 def test_unknown_ingest_key_is_named(make_config):
-    with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest: unknown key 'writer'; allowed keys are format, mode, commit_mode, writers, "
+    with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest: unknown key 'writer'; "
+                                          r"allowed keys are format, mode, commit_mode, writers, "
                                           r"staging_max_age_hours"):
         make_config(events_table(ingest={"writer": 4}))
 

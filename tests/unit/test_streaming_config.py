@@ -24,8 +24,9 @@ def test_streaming_defaults(make_config):
 
 
 def test_streaming_settings_are_read(make_config):
-    streaming = make_config(events_streaming(checkpoint_location="s3a://lake/checkpoints/events", max_files_per_trigger=20,
-                                             trigger_interval_seconds=5, run_seconds=600, stop_timeout_seconds=30)).table("events").streaming
+    config = make_config(events_streaming(checkpoint_location="s3a://lake/checkpoints/events", max_files_per_trigger=20,
+                                          trigger_interval_seconds=5, run_seconds=600, stop_timeout_seconds=30))
+    streaming = config.table("events").streaming
     assert streaming == StreamingConfig("s3a://lake/checkpoints/events", 20, 5, 600, 30)
 
 
@@ -41,7 +42,8 @@ def test_empty_checkpoint_location_means_the_default(make_config, monkeypatch):
 
 
 def test_unknown_streaming_key_is_named(make_config):
-    with pytest.raises(ConfigError, match=r"^tables.lakeops.events.streaming: unknown key 'trigger'; allowed keys are checkpoint_location, "):
+    with pytest.raises(ConfigError, match=r"^tables.lakeops.events.streaming: unknown key 'trigger'; "
+                                          r"allowed keys are checkpoint_location, "):
         make_config(events_streaming(trigger="10 seconds"))
 
 

@@ -64,7 +64,7 @@ def _as_datetime(value: Any, what: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def deadline_alert(context: dict[str, Any], *, table: str | None, deadline_minutes: int, now: datetime) -> Alert:
+def deadline_alert(context: dict[str, Any], *, table: str | None, deadline_minutes: float, now: datetime) -> Alert:
     """The alert for a missed DAG-run deadline, from the context Airflow hands the deadline callback
     ({"dag_run": {...}, "deadline": {"deadline_time": ...}})."""
     dag_run = context.get("dag_run") or {}

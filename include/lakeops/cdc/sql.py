@@ -6,8 +6,7 @@ from __future__ import annotations
 from lakeops.exceptions import ConfigError
 from lakeops.tables.identifier import quote
 
-# Row-level changes write position delete files (format v2) instead of rewriting data files:
-# a MERGE touching a few keys costs a small delete file, and compaction folds them back later.
+# Merge-on-read: row-level changes write delete files, which compaction folds back into data files.
 MERGE_ON_READ_PROPERTIES = {
     "write.merge.mode": "merge-on-read",
     "write.update.mode": "merge-on-read",

@@ -1,11 +1,7 @@
 """Merge per-partition decisions into procedure calls: pure.
 
-Each call of an Iceberg procedure pays a fixed price whatever it rewrites: planning (a scan of
-the table's manifests), Spark job set-up per file group, and commits that rewrite the table
-metadata. Partitions that get the same rewrite with the same options therefore go into one call
-whose `where` ORs their predicates; Iceberg still plans one file group per partition, and with
-partial progress (on for the retries after a conflict) a group that conflicts with a concurrent
-writer is left out alone.
+Partitions that get the same rewrite with the same options go into one call whose `where` ORs
+their predicates; Iceberg still plans one file group per partition.
 
 Calls run data rewrites first, then position-delete rewrites (the clean-up of a data rewrite must
 follow it), then the drop of dangling delete files (which finds those the rewrites left), then

@@ -38,6 +38,8 @@ class CompactionAction:
     empty: the same as `options`."""
     partitions: tuple[str, ...] = ()
     """The partition paths a call over several partitions covers (empty for a single partition)."""
+    skipped: bool = False
+    """The partition cannot be planned (`reason` says why): the action is deferred, never run."""
 
     @property
     def expected_files_saved(self) -> int:

@@ -1,39 +1,12 @@
 """Plan a compaction from health metrics and the table's policy: pure (no Spark, no I/O).
 
-Per partition, in this order (the first rule that fires decides the rewrite):
-
-1. deletes: deleted rows / data rows >= delete_ratio_threshold (Iceberg's delete-ratio-threshold,
-   0.3), or delete files per data file >= delete_file_threshold -> rewrite_data_files, which
-   applies the deletes;
-2. fragments (Amoro): at least min_fragment_files small files averaging under
-   target x fragment_fraction (target/8) -> rewrite_data_files;
-3. small files (AWS Glue): more than min_small_files files under target x small_file_fraction
-   (75%) -> rewrite_data_files;
-4. delete files alone: at least delete_file_threshold applied delete files in the partition, under
-   the ratio -> rewrite_position_delete_files (cheap: merges the delete files, drops dangling ones).
-
-And for the whole table: when a full scan opens max_file_amplification times the files of a
-compacted copy (lakeops.health.layout), and at least min_fragment_files more, rewrite_data_files
-of every partition a rewrite would shrink, most files saved first. Merge-on-read CDC adds a data file to
-every partition a MERGE touches; the rules above wait for 12 of them per partition, which a
-long tail of partitions each touched now and then never reaches while together they slow every
-full scan.
-
-Delete figures count the delete files a reader applies (lakeops.health.model): dangling ones
-fire no rule. A data rewrite leaves the delete files of the files it replaced dangling: they name
-data files that are gone, or are older than every live data file of their partition. Once the
-table will hold max_dangling_delete_files of them after a run's rewrites (those there plus those
-the rewrites leave), the run drops them all after its rewrites, in one metadata-only commit
-(lakeops.spark.dangling; it finds those the run's own rewrites left too).
-Data rewrites are binpack, or sort by the table's zonemap columns when there are any (tight
-per-file ranges make the zonemaps prune).
-The table's manifests are rewritten when there are more than manifest_rewrite_threshold data
-manifests. Partitions are taken by expected gain (files a full scan stops opening) until the
-per-run byte budget is spent; the rest are deferred.
-
-The partitions chosen for one kind of rewrite are then run as ONE procedure call whose `where`
-ORs their predicates (lakeops.compaction.calls): a call's planning, Spark job set-up and commits
-are paid once per run instead of once per partition.
+Per partition, the first rule that fires decides the rewrite: deletes (delete ratio or delete files
+per data file over the policy's thresholds), fragments, or small files -> rewrite_data_files; delete
+files alone -> rewrite_position_delete_files. For the whole table: file amplification over
+max_file_amplification -> rewrite_data_files of the partitions that shrink most; dangling delete
+files over max_dangling_delete_files -> their drop; data manifests over manifest_rewrite_threshold
+-> rewrite_manifests. Partitions are taken by expected gain within the per-run byte budget, the
+rest deferred, and merged into one procedure call per kind of rewrite (lakeops.compaction.calls).
 """
 
 from __future__ import annotations
@@ -54,12 +27,13 @@ from lakeops.health.layout import compacted_files, excess_files, over_file_ampli
 from lakeops.health.model import PartitionHealth, TableHealth
 
 __all__ = ["REMOVE_DANGLING", "REWRITE_DATA", "REWRITE_DELETES", "REWRITE_MANIFESTS", "CompactionAction",
-           "CompactionPlan", "data_rewrite_options", "plan_compaction", "plan_table"]
+           "CompactionPlan", "data_rewrite_options", "plan_configured", "plan_table"]
 
 MB = 1024 * 1024
 DELETE_REWRITE_OPTIONS = {"rewrite-all": "true"}
 """rewrite_position_delete_files of the planned partitions whatever their delete files' count and size."""
-SORT_COLUMNS_MAX = 3  # z-ordering on more columns spreads each one's ranges too thin to prune
+SORT_COLUMNS_MAX = 3
+"""Sort (z-order) by at most this many of the zonemap columns."""
 
 
 def _sort_order(sort_columns: tuple[str, ...]) -> str | None:
@@ -70,26 +44,18 @@ def _sort_order(sort_columns: tuple[str, ...]) -> str | None:
 
 
 def _attempt_options(options: dict[str, str], policy: CompactionPolicy) -> tuple[dict[str, str], dict[str, str]]:
-    """(first attempt's options, the retries' options) of a rewrite call: the retries after a
-    conflicting commit use Iceberg's partial progress (the call's file groups committed in up to
-    max_commits_per_call commits, a conflicting one left out alone); the first attempt too when
-    the policy's partial_progress is "always" (see CompactionPolicy.partial_progress)."""
+    """(first attempt's options, the retries' options) of a rewrite call: the retries use Iceberg's partial
+    progress (up to max_commits_per_call commits); the first attempt too when partial_progress is "always"."""
     retry = {**options, "partial-progress.enabled": "true",
              "partial-progress.max-commits": str(policy.max_commits_per_call)}
     return (dict(retry) if policy.partial_progress == "always" else dict(options)), retry
 
 
 def data_rewrite_options(policy: CompactionPolicy, *, new_sequence_number: bool = True) -> dict[str, str]:
-    """Options of Iceberg's rewrite_data_files, from the policy (partial progress: _attempt_options).
-
-    min-input-files 1: the planner already chose the partitions, Iceberg's own group filter (5
-    files by default) must not drop one of them. min-file-size-bytes is the policy's small-file
-    size, so Iceberg rewrites exactly the files the planner counted as small (plus those with
-    many deletes). use-starting-sequence-number false gives the rewritten files a new sequence
-    number, so the replaced files' delete files are dangling afterwards (Iceberg's
-    remove-dangling-deletes is off: a run drops them with its own action, _dangling_action); kept
-    true (Iceberg's default) when equality deletes are about, which a newer sequence number would
-    no longer apply to rows they predate."""
+    """Options of Iceberg's rewrite_data_files, from the policy: every file of the planned partitions
+    under the small-file size is rewritten (min-input-files 1), under a new sequence number unless
+    equality deletes are about (new_sequence_number False), and dangling deletes are left to
+    the run's own drop (remove-dangling-deletes false)."""
     target = policy.target_file_size_mb * MB
     return {
         "max-concurrent-file-group-rewrites": str(policy.max_concurrent_file_group_rewrites),
@@ -150,7 +116,7 @@ def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolic
     try:
         where = partition_where(p.partition_values, p.partition_sources)
     except ConfigError as e:
-        return CompactionAction(kind, p.partition, None, f"skipped: {e}")
+        return CompactionAction(kind, p.partition, None, str(e), skipped=True)
     if kind == REWRITE_DELETES:
         # File-scoped deletes merge into at most one delete file per data file they touch; dangling ones go.
         after = min(p.applied_delete_files, p.data_files)
@@ -173,10 +139,8 @@ def _rewrite(p: PartitionHealth, kind: str, reason: str, policy: CompactionPolic
 def _amplification_actions(metrics: TableHealth, policy: CompactionPolicy, chosen: set[str],
                            sort_columns: tuple[str, ...]) -> list[CompactionAction]:
     """When a full scan of the table opens max_file_amplification times the files of a compacted
-    copy, and at least min_fragment_files (Amoro's 12) more: data rewrites of every partition a
-    rewrite would shrink, most files saved first (the byte budget defers the rest): a run folds
-    all it can, so the next one is as far off as the ingest allows. Partitions in `chosen` are
-    rewritten by their own rule already."""
+    copy, and at least min_fragment_files more: data rewrites of every partition a rewrite would
+    shrink, most files saved first, except those in `chosen` (rewritten by their own rule)."""
     if policy.max_file_amplification is None:
         return []
     target = policy.target_file_size_mb * MB
@@ -201,13 +165,8 @@ def _left_dangling(p: PartitionHealth) -> int:
 
 def _dangling_action(metrics: TableHealth, policy: CompactionPolicy,
                      selected: list[CompactionAction]) -> CompactionAction | None:
-    """Once the table will hold max_dangling_delete_files dangling delete files after this run's
-    rewrites (those there now plus those the rewrites leave), the run drops them all after its
-    rewrites: one commit, no Spark job. Counting what the run leaves spares the next run a drop of
-    its own, which a sensor firing with no rewrite to plan would otherwise start for this alone.
-    With 0, every run that rewrites data drops what it leaves. A scan's planning reads every
-    entry, but a hundred cost it next to nothing (the compaction benchmark's tuned cron reads at
-    fresh speed with 200), so waiting for them spares a commit per run."""
+    """The drop of every dangling delete file after this run's rewrites (one commit, no Spark job), once
+    the table will hold max_dangling_delete_files of them: those there now plus those the rewrites leave."""
     rewritten = {a.partition for a in selected if a.kind == REWRITE_DATA}
     left = sum(_left_dangling(p) for p in metrics.partitions if p.partition in rewritten)
     dangling, limit = metrics.dangling_delete_files, policy.max_dangling_delete_files
@@ -233,8 +192,8 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, sort_columns: 
     procedure call per kind of rewrite; and the deferred rest."""
     candidates = [a for p in metrics.partitions if (a := _partition_action(p, policy, sort_columns))]
     candidates += _amplification_actions(metrics, policy, {a.partition for a in candidates}, sort_columns)
-    runnable = [a for a in candidates if not a.reason.startswith("skipped:")]
-    skipped = [a for a in candidates if a.reason.startswith("skipped:")]
+    runnable = [a for a in candidates if not a.skipped]
+    skipped = [a for a in candidates if a.skipped]
     runnable.sort(key=lambda a: (-a.expected_files_saved, a.input_bytes, a.partition))
     budget = policy.max_bytes_per_run_mb * MB
     selected, deferred, spent = [], list(skipped), 0
@@ -248,12 +207,6 @@ def plan_table(metrics: TableHealth, policy: CompactionPolicy, *, sort_columns: 
         if extra:
             selected.append(extra)  # metadata only: not charged to the data byte budget
     return CompactionPlan(metrics.table, merge_calls(selected), tuple(deferred), budget, tuple(selected))
-
-
-def plan_compaction(metrics: TableHealth, policy: CompactionPolicy, *,
-                    sort_columns: tuple[str, ...] = ()) -> list[CompactionAction]:
-    """The actions of this run (see plan_table for the deferred ones)."""
-    return list(plan_table(metrics, policy, sort_columns=sort_columns).actions)
 
 
 def plan_configured(metrics: TableHealth, spec: TableConfig) -> CompactionPlan:

@@ -28,7 +28,7 @@ def plan_for(table: str, config: LakeopsConfig | None = None) -> dict[str, Any]:
     log.info("plan %s: %d procedure calls (%s)", table, len(plan.actions),
              ", ".join(f"{a.kind} on {a.partition or 'the table'}" for a in plan.actions) or "nothing to do")
     for action in plan.deferred:
-        log.info("deferred %s %s: %s", table, action.partition, action.reason)
+        log.info("%s %s %s: %s", "skipped" if action.skipped else "deferred", table, action.partition, action.reason)
     return plan.as_dict()
 
 

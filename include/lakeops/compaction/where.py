@@ -8,21 +8,10 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from lakeops.exceptions import ConfigError
+from lakeops.sql_literals import literal
 from lakeops.tables.identifier import quote
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _ts(moment: datetime) -> str:
-    return f"TIMESTAMP '{moment:%Y-%m-%d %H:%M:%S}'"
 
 
 def _as_ordinal(value: Any, unit: str) -> int:
@@ -76,15 +65,15 @@ def transform_predicate(column: str, transform: str, value: Any) -> str | None:
     for cls, unit in units.items():
         if isinstance(parsed, cls):
             start, end = _time_range(unit, _as_ordinal(value, unit))
-            return f"{name} >= {_ts(start)} AND {name} < {_ts(end)}"
+            return f"{name} >= {literal(start)} AND {name} < {literal(end)}"
     if isinstance(parsed, BucketTransform):
         return f"system.bucket({parsed.num_buckets}, {name}) = {int(value)}"
     if isinstance(parsed, TruncateTransform):
         if isinstance(value, int):
             return f"{name} >= {value} AND {name} < {value + parsed.width}"
-        return f"system.truncate({parsed.width}, {name}) = {_literal(value)}"
+        return f"system.truncate({parsed.width}, {name}) = {literal(value)}"
     if isinstance(parsed, IdentityTransform):
-        return f"{name} = {_literal(value)}"
+        return f"{name} = {literal(value)}"
     raise ConfigError(f"partition transform {transform!r} of column {column!r} has no predicate lakeops can write")
 
 

@@ -13,9 +13,8 @@ STREAM_MAX_RUN_SECONDS = 6 * 3600
 
 @dataclass(frozen=True)
 class StreamingConfig:
-    """Streaming ingest of a table (README "Streaming ingest"): a Structured Streaming query over the
-    landing zone, run either as availableNow micro-batches per DAG run or as a supervised long-running
-    query with a processing-time trigger."""
+    """Streaming ingest of a table: a Structured Streaming query over the landing zone, run either as
+    availableNow micro-batches per DAG run or as a supervised long-running query with a processing-time trigger."""
 
     checkpoint_location: str | None = None
     """Absolute path or URI of the query's checkpoint; default <warehouse>/_checkpoints/<namespace>/<table>,
@@ -78,10 +77,15 @@ class IngestConfig:
     """What lands in the table's source folder: events (JSON lines, appended) or cdc (Debezium change events,
     merged on the table's key)."""
     mode: str = "batch"
+    """How the table's landed files are ingested: "batch" (default; its ingest DAG, one batch per data interval) or
+    "streaming" (its stream DAG, a Structured Streaming query). Each refuses the other's tables."""
     commit_mode: str = "direct"
+    """"direct" (default): one Spark job per data interval writes and commits its files; "staged": `writers` jobs
+    each write a disjoint share into the table's staging area, and one committer commits them all in one commit."""
     writers: int = 4
-    """Parallel writer tasks per run in staged mode (ignored in direct mode)."""
+    """Parallel writer tasks per run in staged mode (default 4; ignored in direct mode)."""
     staging_max_age_hours: float = 24.0
+    """Staging left by dead writers or a killed committer is deleted once older than this (default 24)."""
 
     def __post_init__(self) -> None:
         if self.format not in INGEST_FORMATS:

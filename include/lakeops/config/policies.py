@@ -11,12 +11,15 @@ from lakeops.exceptions import ConfigError
 @dataclass(frozen=True)
 class ZonemapConfig:
     columns: tuple[str, ...] = ()
+    """Columns indexed by the zonemaps (min, max, null count per file), matched by field id; empty: no zonemap."""
     bloom_columns: tuple[str, ...] = ()
+    """Of the zonemap columns, those that also get a Bloom filter per file (equality lookups on high-cardinality columns)."""
     hot_memory_mb: int = 64
     """Bound of the in-memory (hot) micro/hourly entries per process; older ranges are read from the daily master on disk."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.hot_memory_mb, bool) or not isinstance(self.hot_memory_mb, int) or not 1 <= self.hot_memory_mb <= 65536:
+        memory = self.hot_memory_mb
+        if isinstance(memory, bool) or not isinstance(memory, int) or not 1 <= memory <= 65536:
             raise ConfigError(f"zonemap.hot_memory_mb: {self.hot_memory_mb!r} must be a whole number of MiB between 1 and 65536; "
                               "64 holds the entries of about 100,000 files")
 
@@ -31,47 +34,47 @@ class CompactionPolicy:
     """What starts a compaction of the table: watch (the triggerer's health watch, compact_on_health, when a
     new snapshot puts the table over a threshold) or schedule (compact_tables' sensors, every 10 minutes)."""
     target_file_size_mb: int = 128
+    """Size the rewrites aim for, and against which small files are judged (default 128; Iceberg's write.target-file-size-bytes
+    sets it too)."""
     small_file_fraction: float = 0.75
+    """A small file is under target_file_size_mb x this fraction (default 0.75; in (0, 1])."""
     min_small_files: int = 100
+    """More small files than this in a partition trigger a data rewrite of it (default 100, at least 1)."""
     delete_file_threshold: int = 10
+    """Applied delete files per data file (or in a partition, for a delete-file rewrite) that trigger a rewrite (default 10)."""
     delete_ratio_threshold: float = 0.3
+    """Share of a partition's rows deleted that triggers a data rewrite, applying the deletes (default 0.3, Iceberg's; in (0,
+    1])."""
     max_bytes_per_run_mb: int = 10240
+    """Data one run rewrites at most; the rest is deferred to the next run, best gain first (default 10240)."""
     fragment_fraction: float = 0.125
-    """Amoro's fragment: a file under target x 1/8."""
+    """A fragment is a data file under target_file_size_mb x this fraction (default 0.125, target/8)."""
     min_fragment_files: int = 12
-    """Amoro's minor-optimize trigger: 12 fragment files in a partition."""
+    """Fragments in a partition that trigger a data rewrite of it (default 12)."""
     manifest_rewrite_threshold: int = 100
+    """More data manifests than this trigger a manifest rewrite (default 100)."""
     max_concurrent_file_group_rewrites: int = 2
+    """File groups one rewrite call rewrites in parallel (default 2)."""
     max_commits_per_call: int = 3
-    """Iceberg's partial-progress.max-commits (default 10): with partial progress on, one call's file groups are
-    committed in at most this many commits, so a group that conflicts sinks at most a third of the call (the
-    runner's retry redoes it); each commit rewrites the table metadata, which costs more than rewriting a small
-    partition."""
+    """Iceberg's partial-progress.max-commits: with partial progress on, the most commits one rewrite call makes
+    (default 3)."""
     partial_progress: str = "on_conflict"
-    """When a rewrite call uses Iceberg's partial progress. "on_conflict": the first attempt commits the call
-    once without it, and the attempts after a conflicting commit use it, so a group that conflicts again is left
-    out alone; "always": every attempt uses it. Iceberg 1.11's partial-progress committer spins a driver core
-    while file groups are being rewritten (apache/iceberg#12086): on the compaction benchmark's table one call of
-    14 partitions cost 2.05 CPU s with it (3 commits) and 1.56 without (benchmarks/results/compaction_call.md). A
-    conflict needs a writer deleting rows of a file being rewritten in the seconds a call takes; its retry plans
-    again on the new state."""
+    """When a rewrite call uses Iceberg's partial progress: "on_conflict" (default), only on the attempts after a
+    conflicting commit; "always", on every attempt."""
     max_file_amplification: float | None = 1.5
-    """Whole table: compact when a full scan opens this many times the files of a compacted copy
-    (lakeops.health.layout), folding the partitions that save the most files first; None: off."""
+    """Compact the whole table when a full scan opens this many times the files of a compacted copy, the partitions
+    that save the most files first (default 1.5; None: off)."""
     max_dangling_delete_files: int = 100
-    """A data rewrite leaves the replaced files' delete files dangling: readers skip them, but every
-    scan's planning still reads their manifest entries. Once this many have piled up, the next run
-    drops them all after its rewrites (lakeops.spark.dangling: one metadata-only commit, no Spark
-    job), instead of paying a commit on every run; 0 drops what each data rewrite leaves at once.
-    A hundred entries cost a scan's planning next to nothing (the compaction benchmark's tuned cron
-    reads at fresh speed with 200)."""
+    """Dangling delete files the table may hold after a run's rewrites before the run drops them all, in one
+    metadata-only commit (default 100; 0: every run that rewrites data drops what it leaves)."""
 
     def __post_init__(self) -> None:
         if self.trigger not in COMPACTION_TRIGGERS:
             raise ConfigError(f"compaction.trigger: {self.trigger!r} is not a trigger; use watch (the triggerer's health "
                               "watch starts compact_on_health) or schedule (compact_tables checks every 10 minutes)")
         if self.target_file_size_mb <= 0:
-            raise ConfigError(f"compaction.target_file_size_mb: {self.target_file_size_mb} must be positive; 128 is Iceberg's default")
+            raise ConfigError(f"compaction.target_file_size_mb: {self.target_file_size_mb} must be positive; "
+                              "128 is Iceberg's default")
         for key in ("small_file_fraction", "delete_ratio_threshold"):
             value = getattr(self, key)
             if not 0 < value <= 1:
@@ -101,16 +104,22 @@ class CompactionPolicy:
 @dataclass(frozen=True)
 class RetentionPolicy:
     max_snapshot_age_hours: int = 120
+    """Snapshots older than this expire, counted back from the run's date (default 120; Iceberg's history.expire.max-snapshot-
+    age-ms sets it too)."""
     min_snapshots: int = 1
+    """Snapshots kept per branch whatever their age (default 1; Iceberg's history.expire.min-snapshots-to-keep sets it too)."""
     orphan_min_age_hours: int = 72
+    """Files in the table's location that no snapshot references are removed once older than this (default 72; at least 24)."""
     protected_refs: tuple[str, ...] = ()
+    """Branches and tags whose heads are kept and reported (every ref head is kept; these are checked to exist)."""
     streaming_checkpoints: tuple[str, ...] = ()
     """Checkpoint locations of Spark Structured Streaming queries that read the table as a source: the snapshots
     each has last processed and is processing are kept."""
 
     def __post_init__(self) -> None:
         if self.min_snapshots < 1:
-            raise ConfigError(f"retention.min_snapshots: {self.min_snapshots} must be at least 1; the current snapshot is always kept")
+            raise ConfigError(f"retention.min_snapshots: {self.min_snapshots} must be at least 1; "
+                              "the current snapshot is always kept")
         if self.orphan_min_age_hours < 24:
             raise ConfigError(
                 f"retention.orphan_min_age_hours: {self.orphan_min_age_hours} is shorter than the safe minimum of 24 hours; "
@@ -126,18 +135,15 @@ class RetentionPolicy:
 
 @dataclass(frozen=True)
 class HealthThresholds:
-    """When the health sensors fire for a partition (see README "Table health").
-
-    max_read_amp_files 1.5: half of the data files drag a delete file along (file-scoped deletes
-    and deletion vectors cap the figure at 2.0; partition-scoped ones grow without bound).
-    max_read_amp_bytes unset: derived from compaction.delete_ratio_threshold (Iceberg's 0.3 gives
-    1 / (1 - 0.3) = 1.43 bytes read per live byte). max_delete_files_per_hour 12: Amoro's minor
-    optimizing trigger of 12 fragment files, as a rate.
-    """
+    """When the health sensors fire for a partition."""
 
     max_read_amp_files: float = 1.5
+    """Files a scan opens per data file (data and delete files) at which a partition is over (default 1.5)."""
     max_read_amp_bytes: float | None = None
+    """Bytes a scan reads per live byte at which a partition is over; default (None):
+    1 / (1 - compaction.delete_ratio_threshold)."""
     max_delete_files_per_hour: float = 12.0
+    """Live delete files a partition gains per hour at which it is over (default 12)."""
 
     def __post_init__(self) -> None:
         for key in ("max_read_amp_files", "max_read_amp_bytes"):

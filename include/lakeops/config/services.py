@@ -11,7 +11,9 @@ from lakeops.tables.identifier import validate_name
 @dataclass(frozen=True)
 class SparkConfig:
     conn_id: str = "lakeops_spark"
+    """Airflow connection of the Spark master the jobs are submitted to (default lakeops_spark)."""
     conf: dict[str, str] = field(default_factory=dict)
+    """Extra Spark settings for every job, e.g. spark.sql.shuffle.partitions: "4"; keys start with spark., values are strings."""
 
     def __post_init__(self) -> None:
         for key, value in self.conf.items():
@@ -32,8 +34,11 @@ class AlertsConfig:
     deadline_minutes: dict[str, int] = field(default_factory=dict)
     """Per DAG kind (ingest, compaction, ...): minutes a run may take from being queued to success."""
     default_deadline_minutes: int = DEFAULT_DEADLINE_MINUTES
+    """Minutes a run may take when its DAG kind is not in deadline_minutes (default 60, at least 1)."""
     webhook_conn_id: str = "lakeops_alerts_webhook"
+    """Airflow connection of the Slack-compatible webhook (its URL in host); missing: no webhook alerts."""
     email_conn_id: str = "lakeops_alerts_email"
+    """Airflow connection of the SMTP server (extra: to, from_email); missing: no e-mail alerts."""
 
     def __post_init__(self) -> None:
         for kind, minutes in self.deadline_minutes.items():
@@ -44,7 +49,8 @@ class AlertsConfig:
             raise ConfigError(f"alerts.default_deadline_minutes: {self.default_deadline_minutes} must be at least 1")
         for key in ("webhook_conn_id", "email_conn_id"):
             if not getattr(self, key).strip():
-                raise ConfigError(f"alerts.{key}: must name an Airflow connection id (a missing connection turns the channel off)")
+                raise ConfigError(f"alerts.{key}: must name an Airflow connection id "
+                                  "(a missing connection turns the channel off)")
 
     def deadline_for(self, kind: str) -> int:
         """Minutes a run of this DAG kind may take; the default for kinds not listed."""

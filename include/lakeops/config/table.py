@@ -38,13 +38,21 @@ class TableConfig:
     create: TableDefinition | None = None
     """Columns, partitioning and sort order of a table lakeops creates; unset for tables that exist."""
     ingest_interval_minutes: int = 5
+    """Length of one ingest batch and the ingest DAG's schedule (default 5; must divide an hour)."""
     freshness_sla_minutes: int = 30
+    """The longest a table may go without a commit that changed rows before a freshness alert (default 30, at least 1)."""
     zonemap: ZonemapConfig = field(default_factory=ZonemapConfig)
+    """Zonemap columns and memory bound (section zonemap)."""
     compaction: CompactionPolicy = field(default_factory=CompactionPolicy)
+    """When and how the table is compacted (section compaction)."""
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+    """How long snapshots and orphan files are kept (section retention)."""
     health: HealthThresholds = field(default_factory=HealthThresholds)
+    """When the health sensors fire (section health)."""
     streaming: StreamingConfig = field(default_factory=StreamingConfig)
+    """The streaming query, for ingest.mode streaming (section streaming)."""
     ingest: IngestConfig = field(default_factory=IngestConfig)
+    """How the table is ingested (section ingest)."""
     discovered: bool = False
     origins: Mapping[str, Origin] = field(default_factory=dict, compare=False, repr=False)
     """Where each policy setting came from."""

@@ -73,7 +73,8 @@ def sources_of(table: str) -> tuple[str, ...]:
     try:
         return DOWNSTREAM[table]
     except KeyError:
-        raise ConfigError(f"table {table!r} is not a downstream table of the incremental ETL; use one of {', '.join(DOWNSTREAM)}") from None
+        raise ConfigError(f"table {table!r} is not a downstream table of the incremental ETL; "
+                          f"use one of {', '.join(DOWNSTREAM)}") from None
 
 
 def dates_between(first: date, last: date) -> tuple[date, ...]:
@@ -82,7 +83,8 @@ def dates_between(first: date, last: date) -> tuple[date, ...]:
         raise ConfigError(f"backfill range {first.isoformat()}..{last.isoformat()} ends before it starts; swap the dates")
     days = (last - first).days + 1
     if days > MAX_BACKFILL_DAYS:
-        raise ConfigError(f"backfill range {first.isoformat()}..{last.isoformat()} spans {days} days; split it into ranges of at most {MAX_BACKFILL_DAYS}")
+        raise ConfigError(f"backfill range {first.isoformat()}..{last.isoformat()} spans {days} days; "
+                          f"split it into ranges of at most {MAX_BACKFILL_DAYS}")
     return tuple(first + timedelta(days=i) for i in range(days))
 
 

@@ -16,18 +16,19 @@ def source_state(name: str, table: Table | None, watermark: int | None) -> Sourc
     watermark on the current branch. table None: the source does not exist yet."""
     from pyiceberg.table.snapshots import ancestors_of
 
-    if table is None or table.current_snapshot() is None:
+    current = None if table is None else table.current_snapshot()
+    if table is None or current is None:
         return SourceState(name, None)
     operations: list[str] = []
     found = False
-    for snapshot in ancestors_of(table.current_snapshot(), table.metadata):
+    for snapshot in ancestors_of(current, table.metadata):
         if snapshot.snapshot_id == watermark:
             found = True
             break
         operations.append(str(snapshot.summary.operation.value) if snapshot.summary else "unknown")
     return SourceState(
         name=name,
-        current_snapshot_id=table.current_snapshot().snapshot_id,
+        current_snapshot_id=current.snapshot_id,
         live_snapshot_ids=frozenset(s.snapshot_id for s in table.snapshots()),
         operations_after={watermark: tuple(operations)} if found and watermark is not None else {},
     )

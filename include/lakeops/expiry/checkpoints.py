@@ -1,12 +1,16 @@
 """Snapshots a Spark Structured Streaming query reading the table still needs, from its checkpoint: the
-query restarts from the end offset of its last committed micro-batch and replays the planned one, and
-Iceberg's streaming source names a snapshot in each offset. Expiring those breaks the query's restart."""
+query restarts from the end offset of its last committed micro-batch and replays the planned one (Iceberg's
+streaming source names a snapshot in each offset, and reads on snapshot by snapshot from there), and Iceberg's
+source reads the offset it started from (kept under sources/<n>/offsets/) again whenever an availableNow run
+starts. Expiring any of those breaks the query's restart."""
 
 from __future__ import annotations
 
 import json
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +45,16 @@ def needed_snapshots(offsets: Mapping[int, str], committed: list[int]) -> list[i
     return needed
 
 
-def read_checkpoint(location: str) -> list[int]:
-    """The snapshots the streaming query checkpointed at `location` needs; none when it has not started yet."""
+@dataclass(frozen=True)
+class CheckpointNeeds:
+    resume_from: list[int]
+    """Snapshots the query resumes from: each is needed, and so is every later snapshot (not read yet)."""
+    started_at: list[int]
+    """The snapshots its sources started from: needed alone."""
+
+
+def read_checkpoint(location: str) -> CheckpointNeeds:
+    """What the streaming query checkpointed at `location` needs; nothing when it has not started yet."""
     from pyarrow.fs import FileSelector, FileSystem, FileType
 
     fs, root = FileSystem.from_uri(location if "://" in location else f"file://{location}")
@@ -59,5 +71,23 @@ def read_checkpoint(location: str) -> list[int]:
             with fs.open_input_stream(f"{root.rstrip('/')}/offsets/{batch}") as stream:
                 texts[batch] = stream.read().decode()
     needed = needed_snapshots(texts, committed)
-    log.info("streaming checkpoint %s: last committed micro-batch %s, needs snapshots %s", location, last, needed)
-    return needed
+    started: list[int] = []
+    for source in listing_dirs(fs, f"{root.rstrip('/')}/sources"):
+        for name in batch_ids(listing(f"sources/{source}/offsets")):  # skips the .crc files beside them
+            with fs.open_input_stream(f"{root.rstrip('/')}/sources/{source}/offsets/{name}") as stream:
+                started += [s for s in initial_snapshots(stream.read().decode()) if s not in started]
+    log.info("streaming checkpoint %s: last committed micro-batch %s, resumes from snapshots %s, started at %s", location,
+             last, needed, started)
+    return CheckpointNeeds(needed, started)
+
+
+def initial_snapshots(text: str) -> list[int]:
+    """Snapshot ids in a source's stored initial offset (one JSON document, possibly after a version line)."""
+    return offset_snapshots("\n\n" + text)
+
+
+def listing_dirs(fs: Any, folder: str) -> list[str]:
+    from pyarrow.fs import FileSelector, FileType
+
+    return sorted(i.base_name for i in fs.get_file_info(FileSelector(folder, allow_not_found=True))
+                  if i.type == FileType.Directory)

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from lakeops.config import RetentionPolicy
 from lakeops.exceptions import ConfigError
+from lakeops.expiry.checkpoints import CheckpointNeeds
 from lakeops.inflight import InflightMarker
 
 HOUR_MS = 3600 * 1000
@@ -130,15 +131,16 @@ def retained_by_rules(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo]
                 break
         # the rest of the branch's ancestry counts as referenced: no age rule keeps it
         on_branch.update(a.snapshot_id for a in _ancestors(ref.snapshot_id, by_id))
-    keep.update(s.snapshot_id for s in by_id.values() if s.snapshot_id not in on_branch and s.timestamp_ms >= request.older_than_ms)
+    keep.update(s.snapshot_id for s in by_id.values()
+                if s.snapshot_id not in on_branch and s.timestamp_ms >= request.older_than_ms)
     return keep
 
 
 def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], request: ExpiryRequest,
                 policy: RetentionPolicy, watermarks: Mapping[str, int], markers: Iterable[InflightMarker],
-                now_ms: int, checkpoints: Mapping[str, list[int]] | None = None) -> ExpiryPlan:
+                now_ms: int, checkpoints: Mapping[str, CheckpointNeeds] | None = None) -> ExpiryPlan:
     """watermarks: {downstream table: snapshot id of this table it has processed up to}; checkpoints:
-    {streaming checkpoint location: snapshots the query reading this table still needs}."""
+    {streaming checkpoint location: the snapshots the query reading this table still needs}."""
     snapshots = list(snapshots)
     refs = list(refs)
     by_id = {s.snapshot_id: s for s in snapshots}
@@ -158,14 +160,28 @@ def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], requ
                             "in the table: its next incremental run cannot start from it")
             continue
         guards.setdefault(snapshot_id, []).append(f"watermark of downstream table {consumer}")
-    for location, needed in sorted((checkpoints or {}).items()):
-        for snapshot_id in needed:
-            if snapshot_id in by_id:
-                guards.setdefault(snapshot_id, []).append(f"last processed by the streaming query checkpointed at {location}")
-            else:
+    main = next((r.snapshot_id for r in refs if r.kind == "branch" and r.name == "main"), None)
+    for location, needs in sorted((checkpoints or {}).items()):
+        # Iceberg's streaming source walks the ancestry from each of these snapshots to the current one, so each
+        # is kept with every later snapshot.
+        named = [(s, f"last processed by the streaming query checkpointed at {location}") for s in needs.resume_from]
+        named += [(s, f"where the streaming query checkpointed at {location} started (read again at each availableNow "
+                      "start)") for s in needs.started_at]
+        for snapshot_id, reason in named:
+            if snapshot_id not in by_id:
                 warnings.append(f"the streaming query checkpointed at {location} needs snapshot {snapshot_id}, which is "
                                 "no longer in the table: it cannot restart from its checkpoint")
-    live, stale = [], []
+                continue
+            if not any(location in r for r in guards.get(snapshot_id, [])):
+                guards.setdefault(snapshot_id, []).append(reason)
+            for later in _ancestors(main, by_id) if main is not None else ():
+                if later.snapshot_id == snapshot_id:
+                    break
+                if not any(location in r for r in guards.get(later.snapshot_id, [])):
+                    guards.setdefault(later.snapshot_id, []).append(
+                        f"not read yet by the streaming query checkpointed at {location}")
+    live: list[InflightMarker] = []
+    stale: list[InflightMarker] = []
     for marker in markers:
         (live if marker.is_live(now_ms) else stale).append(marker)
     for marker in live:

@@ -19,10 +19,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--events-per-minute", type=int, default=500)
     parser.add_argument("--cdc-changes-per-minute", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--history-days", type=int, default=0, help="land an initial snapshot (op r) of this many past days of orders")
+    parser.add_argument("--history-days", type=int, default=0,
+                        help="land an initial snapshot (op r) of this many past days of orders")
     parser.add_argument("--history-orders-per-day", type=int, default=1000)
     parser.add_argument("--order-age-skew", type=float, default=0.0,
-                        help="Zipf exponent on the age in days of the order a change hits (0: uniform, 2: most changes hit today's orders)")
+                        help="Zipf exponent on the age in days of the order a change hits "
+                             "(0: uniform, 2: most changes hit today's orders)")
     parser.add_argument("--landing-dir", help="default: landing_dir of the config file")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")

@@ -156,6 +156,7 @@ def generate_cdc(
                 row = (source.new_user(moment) if table == "users"
                        else source.new_order(source.rng.choice(list(stats.live["users"])), moment))
                 op, before, after = "c", None, row
+                key = row["user_id" if table == "users" else "order_id"]
             else:
                 if table == "orders" and order_age_skew:
                     key = orders_by_day.pick(source.rng, day_of(_micros(moment)), order_age_skew)
@@ -166,7 +167,6 @@ def generate_cdc(
                     op, after = "d", None
                 else:
                     op, after = "u", source.change(before, table, moment)
-            key = (after or before)["user_id" if table == "users" else "order_id"]
             if after is None:
                 del live[key]
                 if table == "orders":

@@ -231,8 +231,8 @@ def compute_health(table: Table, policy: CompactionPolicy | None = None, *, now_
         partitions=tuple(partitions),
         **_figures(total, growth_window_hours),  # type: ignore[arg-type]
     )
-    log.info("health of %s: %d data files (%d small), %d delete files, read amplification %.2f files / %.2f bytes, %d manifests read",
-             health.table, health.data_files, health.small_files, health.delete_files, health.read_amp_files,
+    log.info("health of %s: %d data files (%d small), %d delete files, read amplification %.2f files / %.2f bytes, "
+             "%d manifests read", health.table, health.data_files, health.small_files, health.delete_files, health.read_amp_files,
              health.read_amp_bytes, len(manifests))
     return health
 

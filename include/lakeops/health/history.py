@@ -1,11 +1,5 @@
 """Health history: every evaluation stored as rows of one SQL table, so trends can be plotted.
 
-Why a SQL table and not an Iceberg table: sensors evaluate every few minutes per table, and an
-Iceberg append per evaluation would be a commit, a snapshot and a tiny data file each time: the
-very small-file and snapshot growth this package exists to fight, plus commit conflicts between
-concurrent sensors (pyiceberg does not retry commits). A row insert is cheap, concurrent writers
-are the database's business, and "this table's last 7 days" is an indexed range read.
-
 Where: `health.history_url` (a SQLAlchemy URL) when set, else the embedded catalog's SQLite
 database (the file both Spark and pyiceberg already use). A REST catalog has no database of
 ours, so it needs history_url (e.g. the Postgres Airflow uses, a dedicated schema).
@@ -55,7 +49,7 @@ def _schema() -> Any:
 
     metadata = sa.MetaData()
     hints = {f.name: f.type for f in dataclasses.fields(HealthPoint)}
-    columns = [sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    columns: list[sa.Column[Any]] = [sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
                sa.Column("table_name", sa.String(255), nullable=False),
                sa.Column("partition", sa.String(1024), nullable=True),
                sa.Column("evaluated_at_ms", sa.BigInteger, nullable=False)]

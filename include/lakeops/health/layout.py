@@ -7,9 +7,7 @@
   deleted rows those of the delete files a reader applies);
 * excess files: scan files - compacted files, what a rewrite of the partition saves every scan;
 * file amplification of a table: sum of scan files / sum of compacted files over its partitions,
-  1.0 for a freshly compacted table. Merge-on-read CDC raises it by one data file per partition a
-  MERGE touches (the updated rows land in a new file) plus the delete files, whatever the skew:
-  it counts what a full scan opens, the cost that grows with every batch.
+  1.0 for a freshly compacted table.
 """
 
 from __future__ import annotations

@@ -122,8 +122,7 @@ def read_live_files(io: FileIO, manifest: ManifestFile) -> list[LiveFile]:
 
 
 MANIFEST_CACHE_FILES = 100_000
-"""Live files the cache holds at most, over all manifests: about 60 MB (0.6 KB a file,
-benchmarks/results/health_poke.md)."""
+"""Live files the cache holds at most, over all manifests."""
 
 
 class ManifestCache:
@@ -178,7 +177,8 @@ def live_files(io: FileIO, manifests: list[ManifestFile], cache: ManifestCache =
     cached = [cache.get(m) for m in manifests]
     missing = [m for m, files in zip(manifests, cached, strict=False) if files is None]
     executor = ExecutorFactory.get_or_create()
-    read = dict(zip((cache.key(m) for m in missing), executor.map(lambda m: tuple(read_live_files(io, m)), missing), strict=False))
+    read = dict(zip((cache.key(m) for m in missing), executor.map(lambda m: tuple(read_live_files(io, m)), missing),
+                    strict=False))
     for manifest in missing:
         cache.put(manifest, read[cache.key(manifest)])
     found: list[LiveFile] = []

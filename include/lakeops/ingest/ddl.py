@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lakeops.config import LakeopsConfig, TableConfig
 from lakeops.exceptions import ConfigError
+from lakeops.sql_literals import properties as sql_properties
 from lakeops.tables.definition import ColumnDef
 from lakeops.tables.identifier import quote
 
@@ -31,8 +32,7 @@ def _create_sql(qualified: str, columns: tuple[ColumnDef, ...], partitioned: tup
     sql = f"CREATE TABLE IF NOT EXISTS {qualified} (\n  {body}\n) USING iceberg"
     if partitioned:
         sql += f"\nPARTITIONED BY ({', '.join(partitioned)})"
-    rendered = ", ".join(f"'{k}' = '{v}'" for k, v in properties.items())
-    return sql + f"\nTBLPROPERTIES ({rendered})"
+    return sql + f"\nTBLPROPERTIES ({sql_properties(properties)})"
 
 
 def create_table_sql(config: LakeopsConfig, table: TableConfig) -> str:

@@ -60,7 +60,8 @@ def plan_ingest(config: LakeopsConfig, table: str, start: datetime, end: datetim
     """The batch for `table` over the data interval [start, end)."""
     spec = config.table(table)
     if start.tzinfo is None or end.tzinfo is None:
-        raise ConfigError(f"data interval {start!r}..{end!r} has no time zone; pass ISO-8601 times with a zone, e.g. 2026-11-21T10:00:00+00:00")
+        raise ConfigError(f"data interval {start!r}..{end!r} has no time zone; pass ISO-8601 times with a zone, "
+                          "e.g. 2026-11-21T10:00:00+00:00")
     if start >= end:
         raise ConfigError(f"data interval start {start.isoformat()} is not before end {end.isoformat()}; pass start < end")
     return IngestPlan(

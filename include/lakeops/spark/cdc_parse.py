@@ -44,7 +44,8 @@ def parse_changes(raw: DataFrame, columns: tuple[LiveColumn, ...]) -> DataFrame:
     checks = [
         (~parsed, F.lit("malformed JSON: not a parseable JSON document")),
         (parsed & op.isNull(), F.lit("missing required field op")),
-        (parsed & op.isNotNull() & ~known_op, F.concat(F.lit(f"field op: expected one of {', '.join(OPS)}, got "), F.left(op, F.lit(20)))),
+        (parsed & op.isNotNull() & ~known_op,
+         F.concat(F.lit(f"field op: expected one of {', '.join(OPS)}, got "), F.left(op, F.lit(20)))),
         (parsed & lsn.isNull(), F.lit("missing or non-integer field source.lsn (orders the changes)")),
     ]
     image_present = {}
@@ -56,15 +57,17 @@ def parse_changes(raw: DataFrame, columns: tuple[LiveColumn, ...]) -> DataFrame:
     checks.append((known_op & ~is_delete & ~image_present["after"], F.concat(F.lit("op "), op, F.lit(" without an after image"))))
     values = {}
     for column in columns:
-        typed = F.when(is_delete, _typed("before", column.name, column.sql_type)).otherwise(_typed("after", column.name, column.sql_type))
-        image = F.when(is_delete, F.lit("before")).otherwise(F.lit("after"))
-        raw_value = F.when(is_delete, F.expr(f'try_variant_get(v, "{_path("before", column.name)}", \'variant\')')).otherwise(
-            F.expr(f'try_variant_get(v, "{_path("after", column.name)}", \'variant\')'))
+        typed = F.when(is_delete, _typed("before", column.name, column.sql_type)).otherwise(
+            _typed("after", column.name, column.sql_type))
+        side = F.when(is_delete, F.lit("before")).otherwise(F.lit("after"))
+        before = f'try_variant_get(v, "{_path("before", column.name)}", \'variant\')'
+        after = f'try_variant_get(v, "{_path("after", column.name)}", \'variant\')'
+        raw_value = F.when(is_delete, F.expr(before)).otherwise(F.expr(after))
         present = F.when(raw_value.isNull(), F.lit(False)).otherwise(~F.call_function("is_variant_null", raw_value))
         if column.required:
-            checks.append((known_op & ~present, F.concat(F.lit("missing required field "), image, F.lit(f".{column.name}"))))
+            checks.append((known_op & ~present, F.concat(F.lit("missing required field "), side, F.lit(f".{column.name}"))))
         checks.append((known_op & present & typed.isNull(), F.concat(
-            F.lit("field "), image, F.lit(f".{column.name}: expected {column.sql_type}, got "),
+            F.lit("field "), side, F.lit(f".{column.name}: expected {column.sql_type}, got "),
             F.left(F.to_json(raw_value), F.lit(80)))))
         values[column.name] = typed
     reason = F.coalesce(*[F.when(failed, message) for failed, message in checks])

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeops.compaction.plan import REWRITE_DATA, REWRITE_DELETES, REWRITE_MANIFESTS, CompactionAction
+from lakeops.sql_literals import quote, string_map
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -49,32 +50,24 @@ class ActionResult:
         return asdict(self)
 
 
-def _quote(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _options_map(options: dict[str, str]) -> str:
-    return "map(" + ", ".join(f"{_quote(k)}, {_quote(v)}" for k, v in sorted(options.items())) + ")"
-
-
 def procedure_sql(catalog: str, table: str, action: CompactionAction, *, retry: bool = False) -> str:
     """The CALL statement of one action (table is catalog.namespace.name); `retry`: of an attempt
     after a conflicting commit (the action's retry options)."""
-    args = [f"table => {_quote(table)}"]
+    args = [f"table => {quote(table)}"]
     options = action.retry_options if retry and action.retry_options else action.options
     if action.kind == REWRITE_DATA:
-        args.append(f"strategy => {_quote(action.strategy or 'binpack')}")
+        args.append(f"strategy => {quote(action.strategy or 'binpack')}")
         if action.sort_order:
-            args.append(f"sort_order => {_quote(action.sort_order)}")
+            args.append(f"sort_order => {quote(action.sort_order)}")
         if options:
-            args.append(f"options => {_options_map(options)}")
+            args.append(f"options => {string_map(options)}")
         if action.where:
-            args.append(f"where => {_quote(action.where)}")
+            args.append(f"where => {quote(action.where)}")
     elif action.kind == REWRITE_DELETES:
         if action.where:
-            args.append(f"where => {_quote(action.where)}")
+            args.append(f"where => {quote(action.where)}")
         if options:
-            args.append(f"options => {_options_map(options)}")
+            args.append(f"options => {string_map(options)}")
     elif action.kind != REWRITE_MANIFESTS:
         raise ValueError(f"unknown compaction action kind {action.kind!r}")
     return f"CALL {catalog}.system.{action.kind}({', '.join(args)})"
@@ -118,13 +111,15 @@ def attempt_on_conflict(result: ActionResult, attempts: int, subject: str, attem
 
 def run_action(spark: SparkSession, catalog: str, table: str, action: CompactionAction,
                attempts: int = DEFAULT_ATTEMPTS) -> ActionResult:
-    result = ActionResult(action.kind, action.partition, list(action.partitions or ([action.partition] if action.partition else [])))
+    partitions = list(action.partitions or ([action.partition] if action.partition else []))
+    result = ActionResult(action.kind, action.partition, partitions)
     subject = f"compaction of {table} {action.partition or '(table)'}"
     started = time.monotonic()
 
     def attempt(n: int) -> bool:
         retry = n > 1  # attempts after the first follow a conflict
-        spark.sparkContext.setJobDescription(f"lakeops compact {table} {action.partition or '(table)'}: {action.kind} attempt {n}")
+        spark.sparkContext.setJobDescription(
+            f"lakeops compact {table} {action.partition or '(table)'}: {action.kind} attempt {n}")
         log.info("%s: %s (attempt %d of %d%s)", subject, action.kind, n, attempts,
                  ", retry options" if retry and action.retry_options else "")
         row = spark.sql(procedure_sql(catalog, table, action, retry=retry)).first()

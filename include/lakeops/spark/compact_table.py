@@ -47,14 +47,16 @@ def run_compaction(spark: SparkSession, config: LakeopsConfig, table: str, plan:
     identifier = spec.name
     before = health_figures(compute_health(loaded, spec.compaction))
     result: dict[str, Any] = {"table": spec.name, "run_id": run_id, "dry_run": dry_run, "before": before,
-                              "deferred": [{"partition": a.partition, "reason": a.reason} for a in plan.deferred]}
-    if dry_run or not plan.actions or loaded.current_snapshot() is None:
+                              "deferred": [{"partition": a.partition, "reason": a.reason, "skipped": a.skipped}
+                                           for a in plan.deferred]}
+    current = loaded.current_snapshot()
+    if dry_run or not plan.actions or current is None:
         result.update(status="dry_run" if dry_run else "nothing_to_do",
                       actions=[{"kind": a.kind, "partition": a.partition, "reason": a.reason, "sql_where": a.where}
                                for a in plan.actions])
         return result
     started = time.monotonic()
-    snapshot_id = loaded.current_snapshot().snapshot_id
+    snapshot_id = current.snapshot_id
     log.info("compacting %s from snapshot %s: %d actions (%d MB planned, %d partitions deferred)", identifier, snapshot_id,
              len(plan.actions), plan.planned_bytes // (1024 * 1024), len(plan.deferred))
     qualified = config.qualified(spec.name)

@@ -3,8 +3,7 @@
 Which files are dangling comes from lakeops.health (pyiceberg, the manifests only): position
 delete files and deletion vectors that apply to no live data file. The commit is Iceberg's own
 RewriteFiles removing those delete files, made through the Spark session's catalog so Spark's
-cached table sees it. Iceberg's remove-dangling-deletes option finds such files with two Spark
-jobs over the whole table's entries; this reads the delete manifests once, on the driver.
+cached table sees it.
 
 Removing a dangling delete file never changes what a reader sees, whatever commits land
 meanwhile: a data file committed later has a newer data sequence number, or a path the delete
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from lakeops.compaction.model import CompactionAction
 from lakeops.health.compute import dangling_delete_paths
 from lakeops.spark.compact import ActionResult, attempt_on_conflict
+from lakeops.spark.session import jvm
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -35,7 +35,7 @@ def live_delete_files(spark: SparkSession, jtable: Any, paths: frozenset[str]) -
     snapshot = jtable.currentSnapshot()
     if snapshot is None or not paths:
         return []
-    manifest_files = spark._jvm.org.apache.iceberg.ManifestFiles
+    manifest_files = jvm(spark).org.apache.iceberg.ManifestFiles
     io, specs = jtable.io(), jtable.specs()
     found = []
     for manifest in snapshot.deleteManifests(io):
@@ -57,7 +57,7 @@ def _drop_once(spark: SparkSession, catalog: Catalog, identifier: str, qualified
     snapshot_id, paths = dangling_delete_paths(catalog.load_table(identifier))
     if not paths:
         return {"removed_delete_files_count": 0, "removed_delete_records": 0}
-    jtable = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified)
+    jtable = jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified)
     jtable.refresh()
     files = live_delete_files(spark, jtable, paths)
     log.info("dropping %d dangling delete files of %s (%d found dangling at snapshot %s)", len(files), qualified,

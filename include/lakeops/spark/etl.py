@@ -3,7 +3,9 @@ Decisions (mode, ranges, dates) come from lakeops.etl.plan; this module only exe
 
 from __future__ import annotations
 
+import functools
 import logging
+import operator
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
@@ -57,13 +59,11 @@ def _at(spark: SparkSession, config: LakeopsConfig, r: SourceRange) -> DataFrame
 
 
 def _in_days(column: str, plan: EtlPlan) -> Column:
+    """The rows of the plan's dates (plan.dates is not empty)."""
     from pyspark.sql import functions as F
 
-    cond = None
-    for start, end in day_bounds(plan.dates):
-        part = (F.col(column) >= F.lit(start)) & (F.col(column) < F.lit(end))
-        cond = part if cond is None else cond | part
-    return cond
+    days = [(F.col(column) >= F.lit(start)) & (F.col(column) < F.lit(end)) for start, end in day_bounds(plan.dates)]
+    return functools.reduce(operator.or_, days)
 
 
 def _recompute(plan: EtlPlan, spark: SparkSession, config: LakeopsConfig) -> DataFrame:

@@ -55,7 +55,8 @@ def commit_once(spark: SparkSession, catalog: Catalog, table: str, run_id: str, 
     metadata = _metadata(catalog, table)
     done = published_snapshot(metadata, run_id)
     if done is not None:
-        current = metadata.current_snapshot().snapshot_id
+        current_snapshot = metadata.current_snapshot()
+        current = current_snapshot.snapshot_id if current_snapshot else None
         if not overwrite or done == current:
             log.info("ETL run %s is already committed to %s as snapshot %s; nothing to do", run_id, table, done)
             return "already_committed", done

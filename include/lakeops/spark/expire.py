@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from lakeops.catalog import load_catalog
@@ -21,6 +22,8 @@ from lakeops.expiry.files import predicted_removals
 from lakeops.expiry.inputs import downstream_watermarks, refs_of, snapshots_of
 from lakeops.expiry.plan import ExpiryPlan, ExpiryRequest, iso, plan_expiry
 from lakeops.inflight import read_markers
+from lakeops.spark.session import jvm
+from lakeops.sql_literals import literal, quote, string_map
 from lakeops.tables.effective import load_effective
 from lakeops.tables.identifier import TableId
 
@@ -66,8 +69,7 @@ class ExpiryResult:
 
 def list_files(spark: SparkSession, location: str) -> dict[str, int]:
     """path -> bytes of every file under location, through Hadoop's file system (any scheme)."""
-    jvm = spark.sparkContext._jvm
-    path = jvm.org.apache.hadoop.fs.Path(location)
+    path = jvm(spark).org.apache.hadoop.fs.Path(location)
     fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     if not fs.exists(path):
         return {}
@@ -88,24 +90,20 @@ def _key(path: str) -> str:
 
 def _ts(ms: int) -> str:
     # the zone is in the literal: the cut-off cannot move with spark.sql.session.timeZone
-    return "TIMESTAMP '" + time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z'"
-
-
-def _map(mapping: dict[str, str]) -> str:
-    return "map(" + ", ".join(f"'{k}', '{v}'" for k, v in mapping.items()) + ")"
+    return literal(datetime.fromtimestamp(ms // 1000, UTC) + timedelta(milliseconds=ms % 1000))
 
 
 def remove_orphans(spark: SparkSession, qualified: str, request: ExpiryRequest, equal_authorities: dict[str, str],
                    file_list_view: str | None = None) -> list[str]:
     """Iceberg's remove_orphan_files; returns the orphans found (deleted unless dry run)."""
     catalog = TableId.from_qualified(qualified)[0]
-    args = [f"table => '{qualified}'", f"older_than => {_ts(request.orphan_older_than_ms)}",
-            f"dry_run => {str(request.dry_run).lower()}", f"equal_schemes => {_map(EQUAL_SCHEMES)}",
+    args = [f"table => {quote(qualified)}", f"older_than => {_ts(request.orphan_older_than_ms)}",
+            f"dry_run => {literal(request.dry_run)}", f"equal_schemes => {string_map(EQUAL_SCHEMES)}",
             "prefix_mismatch_mode => 'ERROR'"]
     if equal_authorities:
-        args.append(f"equal_authorities => {_map(equal_authorities)}")
+        args.append(f"equal_authorities => {string_map(equal_authorities)}")
     if file_list_view:
-        args.append(f"file_list_view => '{file_list_view}'")
+        args.append(f"file_list_view => {quote(file_list_view)}")
     spark.sparkContext.setJobDescription(f"lakeops expiry {qualified}: remove orphan files")
     try:
         rows = spark.sql(f"CALL {catalog}.system.remove_orphan_files({', '.join(args)})").collect()
@@ -125,7 +123,7 @@ def expire(spark: SparkSession, qualified: str, plan: ExpiryPlan) -> dict[str, i
     catalog = TableId.from_qualified(qualified)[0]
     ids = ", ".join(f"{int(i)}L" for i in plan.expire)
     spark.sparkContext.setJobDescription(f"lakeops expiry {qualified}: expire {len(plan.expire)} snapshots")
-    row = spark.sql(f"CALL {catalog}.system.expire_snapshots(table => '{qualified}', "
+    row = spark.sql(f"CALL {catalog}.system.expire_snapshots(table => {quote(qualified)}, "
                     f"older_than => {_ts(plan.call_older_than_ms)}, retain_last => {int(plan.retain_last)}, "
                     f"snapshot_ids => array({ids}))").collect()[0]
     return {k: int(v) for k, v in row.asDict().items()}
@@ -145,8 +143,8 @@ def run_expiry(spark: SparkSession, config: LakeopsConfig, table_name: str, requ
     checkpoints = {location: read_checkpoint(location) for location in spec.retention.streaming_checkpoints}
     plan = plan_expiry(snapshots, refs_of(table), request, spec.retention,
                        downstream_watermarks(catalog, config, table_name), markers, now_ms, checkpoints)
-    log.info("expiry %s: %d snapshots, %d to expire (older than %s, retain last %d), %d kept by guards, %d refs, %d stale markers",
-             qualified, len(snapshots), len(plan.expire), iso(request.older_than_ms), plan.retain_last,
+    log.info("expiry %s: %d snapshots, %d to expire (older than %s, retain last %d), %d kept by guards, %d refs, "
+             "%d stale markers", qualified, len(snapshots), len(plan.expire), iso(request.older_than_ms), plan.retain_last,
              len(plan.guarded), len(plan.refs_kept), len(plan.stale_markers))
     for kept in plan.guarded:
         log.info("expiry %s: keeping snapshot %s: %s", qualified, kept.snapshot_id, kept.reason)

@@ -19,6 +19,7 @@ from lakeops.spark.cdc_parse import last_change_per_key, parse_changes
 from lakeops.spark.commit import append_once
 from lakeops.spark.ingest_events import ensure_tables, existing_files, write_zonemap_after_commit
 from lakeops.spark.merge_commit import merge_once
+from lakeops.sql_literals import properties
 from lakeops.tables.live import key_columns, live_columns, resolve_columns
 
 if TYPE_CHECKING:
@@ -54,8 +55,7 @@ def ensure_merge_on_read(spark: SparkSession, catalog: Catalog, config: LakeopsC
     props = catalog.load_table(config.identifier(table)).properties
     missing = {k: v for k, v in MERGE_ON_READ_PROPERTIES.items() if props.get(k) != v}
     if missing:
-        rendered = ", ".join(f"'{k}' = '{v}'" for k, v in missing.items())
-        spark.sql(f"ALTER TABLE {config.qualified(table)} SET TBLPROPERTIES ({rendered})")
+        spark.sql(f"ALTER TABLE {config.qualified(table)} SET TBLPROPERTIES ({properties(missing)})")
 
 
 def refuse_out_of_order(loaded: Table, plan: IngestPlan, table: str, spark_catalog: str) -> None:
@@ -119,7 +119,8 @@ def run_cdc_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan:
             spark.sparkContext.setJobDescription(f"lakeops cdc {plan.batch_id}: merge {keys} keys ({deletes} deletes)")
             summary.update({"lakeops.keys": str(keys), "lakeops.deletes": str(deletes)})
             try:
-                snapshot, attempts = merge_once(spark, catalog, plan.table, merge_sql(plan.table, view, tuple(c.name for c in columns), key),
+                sql = merge_sql(plan.table, view, tuple(c.name for c in columns), key)
+                snapshot, attempts = merge_once(spark, catalog, plan.table, sql,
                                                 plan.batch_id, summary)
             finally:
                 spark.catalog.dropTempView(view)

@@ -13,6 +13,7 @@ from lakeops.config import LakeopsConfig
 from lakeops.ingest.ddl import create_quarantine_sql, table_ddl
 from lakeops.ingest.plan import IngestPlan, check_ingest_mode
 from lakeops.spark.commit import append_once
+from lakeops.spark.session import jvm
 from lakeops.staging.plan import LandedFile
 from lakeops.tables.effective import effective, zonemap_field_ids
 from lakeops.tables.live import LiveColumn, live_columns
@@ -72,11 +73,11 @@ def event_columns(table: Table) -> tuple[LiveColumn, ...]:
 def landed_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[LandedFile]:
     """Data files (with sizes) in the given folders, through Hadoop's file system so any scheme works.
     Hidden files are skipped."""
-    jvm = spark.sparkContext._jvm
+    gateway = jvm(spark)
     hadoop_conf = spark.sparkContext._jsc.hadoopConfiguration()
     files = []
     for folder in dirs:
-        path = jvm.org.apache.hadoop.fs.Path(folder)
+        path = gateway.org.apache.hadoop.fs.Path(folder)
         fs = path.getFileSystem(hadoop_conf)
         if not fs.exists(path):
             continue
@@ -162,7 +163,7 @@ def count_rows(parsed: DataFrame) -> tuple[int, int, int]:
 
     counts = parsed.agg(F.count_if(F.col("reason").isNull()).alias("good"),
                         F.count_if(F.col("reason").isNotNull()).alias("bad"),
-                        F.countDistinct("source_file").alias("files")).first()
+                        F.countDistinct("source_file").alias("files")).collect()[0]
     return int(counts["good"]), int(counts["bad"]), int(counts["files"])
 
 

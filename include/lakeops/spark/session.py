@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lakeops.catalog import ensure_embedded_storage, spark_catalog_conf, spark_s3_conf
 from lakeops.config import LakeopsConfig
+from lakeops.exceptions import SetupError
 from lakeops.runtime import spark_jars
 
 if TYPE_CHECKING:
@@ -17,6 +18,14 @@ LOCAL_DEFAULTS = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
 }
+
+
+def jvm(spark: SparkSession) -> Any:
+    """The driver JVM's py4j gateway (Iceberg's and Hadoop's Java API). A Spark Connect session has none."""
+    gateway = spark.sparkContext._jvm
+    if gateway is None:
+        raise SetupError("this Spark session has no JVM gateway (a Spark Connect session?); lakeops needs a classic session")
+    return gateway
 
 
 def session_conf(config: LakeopsConfig) -> dict[str, str]:

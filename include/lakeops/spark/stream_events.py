@@ -129,7 +129,8 @@ def _supervise(query: StreamingQuery, plan: StreamPlan, writer: MicroBatchWriter
     deadline = started + plan.run_seconds
     next_heartbeat = started + HEARTBEAT_S
     while time.monotonic() < deadline:
-        if query.awaitTermination(max(0.1, min(deadline, next_heartbeat) - time.monotonic())):
+        # pyspark annotates the timeout as int; it takes seconds as a float too (int(timeout * 1000))
+        if query.awaitTermination(max(0.1, min(deadline, next_heartbeat) - time.monotonic())):  # type: ignore[arg-type]
             raise IngestError(f"the streaming query of {plan.table} stopped by itself after "
                               f"{time.monotonic() - started:.0f} s of a {plan.run_seconds} s run; see the log above")
         if time.monotonic() >= next_heartbeat:

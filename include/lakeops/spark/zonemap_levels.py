@@ -59,7 +59,8 @@ def spark_reader(spark: SparkSession):
     return read
 
 
-def run_consolidation(spark: SparkSession, config: LakeopsConfig, table: str, level: str, when: datetime | date) -> ConsolidationResult:
+def run_consolidation(spark: SparkSession, config: LakeopsConfig, table: str, level: str,
+                      when: datetime | date) -> ConsolidationResult:
     spec, loaded = load_effective(config, load_catalog(config.catalog), table)
     zonemap_field_ids(spec, loaded)
     spark.sparkContext.setJobDescription(f"lakeops zonemap {level} {table} {when}")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from pyiceberg.expressions import BooleanExpression
 
+from lakeops.spark.session import jvm
 from lakeops.zonemap.candidates import Candidates, candidate_files
 from lakeops.zonemap.sql import to_spark_sql
 
@@ -40,12 +41,12 @@ def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predica
     (the staged task set is released on exit)."""
     found = candidate_files(table, predicate, snapshot)
     keep = set(found.files)
-    jvm = spark._jvm
-    jtable = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
+    gateway = jvm(spark)
+    jtable = gateway.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
     scan = jtable.newScan()
     if snapshot is not None:
         scan = scan.useSnapshot(snapshot)
-    staged = jvm.java.util.ArrayList()
+    staged = gateway.java.util.ArrayList()
     size = 0
     planned = scan.planFiles()
     try:
@@ -63,7 +64,7 @@ def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predica
         yield SparkPrunedRead(spark.read.table(qualified_name).where("false"), 0, 0, found)
         return
     set_id = f"lakeops-zonemap-{uuid.uuid4().hex}"
-    manager = jvm.org.apache.iceberg.spark.ScanTaskSetManager.get()
+    manager = gateway.org.apache.iceberg.spark.ScanTaskSetManager.get()
     manager.stageTasks(jtable, set_id, staged)
     try:
         reader = spark.read.format("iceberg").option("scan-task-set-id", set_id)

@@ -16,7 +16,7 @@ import functools
 import json
 import operator
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -63,27 +63,31 @@ def _write_target(rows: pa.Table, target: Target, catalog: CatalogConfig) -> lis
     schema, spec = metadata.schema(), metadata.spec()
     columns = list(target.partition_columns)
     arrow_schema = schema_to_pyarrow(schema, include_field_ids=False)
-    size = property_as_int(metadata.properties, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-                           TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT) or TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT
-    write_uuid, tasks = uuid.uuid4(), []
+    default_size = TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT
+    size = property_as_int(metadata.properties, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, default_size) or default_size
+    write_uuid = uuid.uuid4()
+    tasks: list[WriteTask] = []
     for key in rows.select(columns).group_by(columns).aggregate([]).to_pylist() if columns else [{}]:
         part, partition_key = rows, None
         if columns:
             part = rows.filter(functools.reduce(operator.and_, [pc.field(c).is_null() if key[c] is None else pc.field(c) == key[c]
                                                                  for c in columns]))
-            partition_key = PartitionKey([PartitionFieldValue(f, key[c]) for f, c in zip(spec.fields, columns, strict=False)], spec, schema)
+            values = [PartitionFieldValue(f, key[c]) for f, c in zip(spec.fields, columns, strict=False)]
+            partition_key = PartitionKey(values, spec, schema)
         part = part.select(arrow_schema.names).cast(arrow_schema)
         for group in bin_pack_arrow_table(part, size):
             tasks.append(WriteTask(write_uuid, len(tasks), schema, group, partition_key=partition_key))
     io = load_file_io(pyiceberg_catalog_props(catalog), metadata.location)
     partition_type = spec.partition_type(schema)
-    return [json.dumps(data_file_to_dict(f, metadata.default_spec_id, partition_type)) for f in write_file(io, metadata, iter(tasks))]
+    return [json.dumps(data_file_to_dict(f, metadata.default_spec_id, partition_type))
+            for f in write_file(io, metadata, iter(tasks))]
 
 
-def data_file_writer(targets: list[Target], catalog: CatalogConfig) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+def data_file_writer(targets: list[Target],
+                     catalog: CatalogConfig) -> Callable[[Iterable[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """A mapInArrow function writing the rows of one Spark partition as data files of every target."""
 
-    def write(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def write(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         try:
             import pyiceberg  # noqa: F401
         except ImportError as e:

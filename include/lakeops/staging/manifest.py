@@ -11,7 +11,7 @@ from typing import Any
 from pyiceberg.conversions import from_bytes, to_bytes
 from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
 from pyiceberg.typedef import Record
-from pyiceberg.types import StructType
+from pyiceberg.types import NestedField, PrimitiveType, StructType
 
 from lakeops.exceptions import IngestError
 
@@ -20,12 +20,19 @@ _COUNTS = ("column_sizes", "value_counts", "null_value_counts", "nan_value_count
 _BOUNDS = ("lower_bounds", "upper_bounds")
 
 
+def _value_type(spec_field: NestedField) -> PrimitiveType:
+    """A partition field's type: Iceberg partition values are always of a primitive type."""
+    if not isinstance(spec_field.field_type, PrimitiveType):
+        raise IngestError(f"partition field {spec_field.name} has type {spec_field.field_type}, not a primitive type")
+    return spec_field.field_type
+
+
 def data_file_to_dict(data_file: DataFile, spec_id: int, partition_type: StructType) -> dict[str, Any]:
     """A data file written for partition spec spec_id (of type `partition_type`), as JSON-ready data."""
     partition = []
     for i, spec_field in enumerate(partition_type.fields):
         value = data_file.partition[i]
-        partition.append(None if value is None else to_bytes(spec_field.field_type, value).hex())
+        partition.append(None if value is None else to_bytes(_value_type(spec_field), value).hex())
     out: dict[str, Any] = {
         "path": data_file.file_path,
         "format": data_file.file_format.value,
@@ -47,7 +54,10 @@ def data_file_from_dict(data: dict[str, Any], partition_type: StructType) -> Dat
     if len(data["partition"]) != len(fields):
         raise IngestError(f"staged file {data['path']} has {len(data['partition'])} partition values but the table's "
                           f"partition spec has {len(fields)}; the spec changed since it was written: re-run the writers")
-    partition = Record(*[None if v is None else from_bytes(f.field_type, bytes.fromhex(v)) for f, v in zip(fields, data["partition"], strict=False)])
+    partition = Record(*[None if v is None else from_bytes(_value_type(f), bytes.fromhex(v))
+                         for f, v in zip(fields, data["partition"], strict=False)])
+    metrics: dict[str, Any] = {name: {int(k): int(v) for k, v in data[name].items()} for name in _COUNTS}
+    metrics.update({name: {int(k): bytes.fromhex(v) for k, v in data[name].items()} for name in _BOUNDS})
     data_file = DataFile.from_args(
         content=DataFileContent.DATA,
         file_path=data["path"],
@@ -59,8 +69,7 @@ def data_file_from_dict(data: dict[str, Any], partition_type: StructType) -> Dat
         sort_order_id=None,
         equality_ids=None,
         key_metadata=None,
-        **{name: {int(k): int(v) for k, v in data[name].items()} for name in _COUNTS},
-        **{name: {int(k): bytes.fromhex(v) for k, v in data[name].items()} for name in _BOUNDS},
+        **metrics,
     )
     data_file.spec_id = int(data["spec_id"])  # not a field of the file's record: pyiceberg keeps it beside
     return data_file

@@ -4,9 +4,10 @@ into place, so a reader finds a whole manifest or none."""
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
+
+from lakeops.atomic import atomic_output
 
 if TYPE_CHECKING:
     from pyarrow.fs import FileSystem
@@ -35,13 +36,8 @@ def write_text(uri: str, text: str) -> None:
 
 def publish_text(uri: str, text: str) -> None:
     """Write text to uri whole or not at all: a hidden temporary file in the same folder, then a move."""
-    fs, path = _fs(uri)
-    folder, name = path.rsplit("/", 1)
-    fs.create_dir(folder, recursive=True)
-    tmp = f"{folder}/.{name}.{uuid.uuid4().hex}.tmp"
-    with fs.open_output_stream(tmp) as out:
+    with atomic_output(*_fs(uri)) as out:
         out.write(text.encode())
-    fs.move(tmp, path)
 
 
 def read_text(uri: str) -> str | None:

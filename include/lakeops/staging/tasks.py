@@ -26,7 +26,8 @@ def plan_for(table: str, start: str, end: str) -> dict[str, Any]:
         names = [config.identifier(spec.name), config.identifier(spec.quarantine_name)]
         if all(catalog.table_exists(n) for n in names):
             batch = plan_ingest(config, table, begin, finish).batch_id
-            committed = batch_committed(*(catalog.load_table(n) for n in names), batch)
+            events, quarantine = (catalog.load_table(n) for n in names)
+            committed = batch_committed(events, quarantine, batch)
     plan = plan_run(config, table, begin, finish, committed)
     log.info("ingest %s %s: %s mode, %d writer tasks%s", table, plan.batch_id, plan.mode, len(plan.writer_args),
              " (already committed: the committer only cleans up)" if committed else "")

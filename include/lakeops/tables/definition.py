@@ -150,7 +150,8 @@ def parse_definition(data: Any, where: str, key: tuple[str, ...] = ()) -> TableD
         raise ConfigError(f"{where}: expected a mapping with columns, partition_by, sort_by, properties; got {data!r}")
     unknown = set(data) - {"columns", "partition_by", "sort_by", "properties"}
     if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}; allowed keys are columns, partition_by, sort_by, properties")
+        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}; "
+                          "allowed keys are columns, partition_by, sort_by, properties")
     columns = data.get("columns")
     if not isinstance(columns, dict) or not columns:
         raise ConfigError(f"{where}.columns: declare the columns as a mapping of name to type, "

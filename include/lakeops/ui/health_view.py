@@ -1,12 +1,14 @@
 """The figures of the table-health page, from Iceberg metadata only (no data file is opened).
 
 Current figures come from lakeops.health (one read of the current snapshot's manifests: exact
-read amplification, small files, delete files by kind). The history comes from the snapshot summaries Iceberg writes with every commit
-(total-data-files, total-delete-files, total-records, ...), so the history costs no manifest read.
+read amplification, small files, delete files by kind). The history comes from the snapshot
+summaries Iceberg writes with every commit (total-data-files, total-delete-files, total-records,
+...), so the history costs no manifest read.
 Read amplification here is the file-count form, (data files + delete files) / data files: exact
 for deletion vectors and file-scoped deletes, a lower bound when one delete file applies to many
-data files (the history plot's form; the current figure is lakeops.health's exact one). Zonemap coverage is the share of a snapshot's live files the zonemap index covers,
-for the most recent HISTORY_COVERAGE_SNAPSHOTS snapshots (one manifest read each).
+data files (the history plot's form; the current figure is lakeops.health's exact one). Zonemap
+coverage is the share of a snapshot's live files the zonemap index covers, for the most recent
+HISTORY_COVERAGE_SNAPSHOTS snapshots (one manifest read each).
 """
 
 from __future__ import annotations

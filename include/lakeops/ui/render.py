@@ -44,7 +44,8 @@ def svg_plot(values: list[float | None], title: str, width: int = 320, height: i
     span = (high - low) or 1.0
     pad, inner_w, inner_h = 28, width - 36, height - 24
     step = inner_w / max(1, len(values) - 1)
-    segments, current = [], []
+    segments: list[list[str]] = []
+    current: list[str] = []
     for i, value in enumerate(values):
         if value is None:
             if current:
@@ -104,7 +105,8 @@ def _sla(view: TableHealthView) -> str:
     text = f"<span class='{css}' id='sla-state'>{escape(label)}</span>"
     if sla.get("freshness_sla_minutes"):
         age = sla.get("last_commit_age_seconds")
-        text += f": last commit {format_duration(age) + ' ago' if age is not None else 'never'}, SLA {sla['freshness_sla_minutes']} min"
+        last = format_duration(age) + " ago" if age is not None else "never"
+        text += f": last commit {last}, SLA {sla['freshness_sla_minutes']} min"
         if state == "missed" and age is not None:
             text += f", {format_duration(sla.get('late_seconds', 0))} late"
     rows = "".join(

@@ -77,7 +77,8 @@ def entry_from_metrics(data_file: DataFile, snapshot_id: int, table: Table, colu
             upper=from_bytes(field.field_type, upper) if upper is not None else None,
             null_count=(data_file.null_value_counts or {}).get(field.field_id),
         )
-    partition = ",".join(str(v) for v in data_file.partition) if data_file.partition else ""
+    values = data_file.partition
+    partition = ",".join(str(values[i]) for i in range(len(values))) if values else ""
     return ZonemapEntry(data_file.file_path, snapshot_id, data_file.record_count, data_file.file_size_in_bytes,
                         partition, stats)
 
@@ -122,22 +123,26 @@ def complete(table: Table, entry: ZonemapEntry, columns: tuple[str, ...], bloom_
     for f in exact:
         present = [v for v in values.get(f.field_id, []) if v is not None]
         if f.field_id in values:
-            stats[f.field_id] = dataclasses.replace(stats[f.field_id], lower=min(present, default=None), upper=max(present, default=None))
+            stats[f.field_id] = dataclasses.replace(stats[f.field_id], lower=min(present, default=None),
+                                                    upper=max(present, default=None))
     built = {f.field_id: BloomFilter.build(values[f.field_id]) for f in blooms if f.field_id in values}
     return dataclasses.replace(entry, columns=stats, blooms={**entry.blooms, **built})
 
 
-def entries_for_files(table: Table, files: list[LiveFile], columns: tuple[str, ...], bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
+def entries_for_files(table: Table, files: list[LiveFile], columns: tuple[str, ...],
+                      bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
     """Entries for live files the index lacks (reconcile), the same way a micro zonemap builds them."""
     entries = []
     for i, live in enumerate(files, 1):
-        entries.append(complete(table, entry_from_metrics(live.data_file, live.added_snapshot_id, table, columns), columns, bloom_columns))
+        entry = entry_from_metrics(live.data_file, live.added_snapshot_id, table, columns)
+        entries.append(complete(table, entry, columns, bloom_columns))
         if i % 500 == 0:
             log.info("zonemap: built %d of %d entries from manifest metrics", i, len(files))
     return entries
 
 
-def entries_for_snapshot(table: Table, snapshot_id: int, columns: tuple[str, ...], bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
+def entries_for_snapshot(table: Table, snapshot_id: int, columns: tuple[str, ...],
+                         bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
     """One entry per data file the snapshot added, with Bloom filters for bloom_columns."""
     entries = [complete(table, entry_from_metrics(f, snapshot_id, table, columns), columns, bloom_columns)
                for f in added_data_files(table, snapshot_id)]

@@ -72,7 +72,8 @@ class ConsolidationResult:
         return out
 
 
-def reconcile_entries(existing: list[ZonemapEntry], live: list[LiveFile], scope: Scope) -> tuple[list[ZonemapEntry], list[LiveFile], int]:
+def reconcile_entries(existing: list[ZonemapEntry], live: list[LiveFile],
+                      scope: Scope) -> tuple[list[ZonemapEntry], list[LiveFile], int]:
     """(entries kept, live files lacking one, stale entries): pure, no I/O."""
     by_path = {e.file_path: e for e in existing}
     live_paths = {f.path for f in live}
@@ -107,9 +108,10 @@ def _consolidate(table: Table, spec: TableConfig, scope_of: Callable[[list[Versi
     # Sorted by partition (time, for time-partitioned tables) in small row groups, so a reader of the
     # master on disk fetches Bloom filters only for the row groups its surviving files sit in.
     entries = sorted(kept + added, key=lambda e: (e.partition, e.file_path))
-    uri = version_uri(root, scope.level, scope.period, snapshot.sequence_number, snapshot.snapshot_id)
+    sequence = snapshot.sequence_number or 0  # a v1 snapshot's is 0
+    uri = version_uri(root, scope.level, scope.period, sequence, snapshot.snapshot_id)
     publish(uri, to_arrow(entries, types_for(table.schema())), row_group_size=MASTER_ROW_GROUP)
-    version = Version(uri, scope.level, scope.period, snapshot.snapshot_id, snapshot.sequence_number,
+    version = Version(uri, scope.level, scope.period, snapshot.snapshot_id, sequence,
                       scope.start_ms, scope.end_ms, len(entries), now_ms())
     record_version(root, version)
     log.info("zonemap %s %s of %s: published %d entries to %s", scope.level, scope.period, table.name(), len(entries), uri)
@@ -123,7 +125,8 @@ def consolidate_hour(table: Table, spec: TableConfig, hour: datetime, reader: Re
     return result
 
 
-def _master(table: Table, spec: TableConfig, scope_of: Callable[[list[Version], int], Scope], reader: Reader, remove_micro: bool) -> ConsolidationResult:
+def _master(table: Table, spec: TableConfig, scope_of: Callable[[list[Version], int], Scope], reader: Reader,
+            remove_micro: bool) -> ConsolidationResult:
     result, version = _consolidate(table, spec, scope_of, reader)
     if version is None or not remove_micro:
         return result
@@ -136,7 +139,8 @@ def _master(table: Table, spec: TableConfig, scope_of: Callable[[list[Version], 
     return ConsolidationResult(**{**result.__dict__, "removed_micro": len(removable)})
 
 
-def consolidate_day(table: Table, spec: TableConfig, day: date, reader: Reader = read_files, remove_micro: bool = True) -> ConsolidationResult:
+def consolidate_day(table: Table, spec: TableConfig, day: date, reader: Reader = read_files,
+                    remove_micro: bool = True) -> ConsolidationResult:
     """Master + hourly + micro of everything committed through the end of day -> a new master
     version, reconciled; then the micro files it covers are removed (remove_micro=False keeps them)."""
     def scope_of(daily: list[Version], snapshot_ms: int) -> Scope:

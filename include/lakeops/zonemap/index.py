@@ -114,7 +114,8 @@ def cold_lookup(master: str | None, wanted: set[str], live: set[str], predicate:
         log.warning("zonemap master %s is unreadable (%s); its files will be read in full until it is rebuilt", master, e)
         return ColdAnswer(set(), set(), 0, [master])
     keep = {e.file_path for _, e in survivors
-            if e.file_path not in blooms or may_match(ZonemapEntry(e.file_path, 0, e.record_count, 0, "", e.columns, blooms[e.file_path]), predicate, schema)}
+            if e.file_path not in blooms
+            or may_match(ZonemapEntry(e.file_path, 0, e.record_count, 0, "", e.columns, blooms[e.file_path]), predicate, schema)}
     return ColdAnswer(keep, {e.file_path for e in entries}, sum(1 for p in paths if p not in live), [])
 
 

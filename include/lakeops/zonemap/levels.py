@@ -136,7 +136,8 @@ def supersessions(versions: list[Version]) -> dict[str, int | None]:
     hourly = sorted((v for v in versions if v.level == HOURLY), key=lambda v: (v.sequence_number, v.published_ms))
     for i, v in enumerate(hourly):
         later = [h.sequence_number for h in hourly[i + 1:] if h.period == v.period]
-        later += [m.sequence_number for m in masters if m.end_ms >= v.end_ms and (m.sequence_number, m.published_ms) >= (v.sequence_number, v.published_ms)]
+        later += [m.sequence_number for m in masters
+                  if m.end_ms >= v.end_ms and (m.sequence_number, m.published_ms) >= (v.sequence_number, v.published_ms)]
         out[v.path] = min(later, default=None)
     return out
 
@@ -176,4 +177,5 @@ def parse_day(value: str) -> date:
     try:
         return date.fromisoformat(value)
     except ValueError as e:
-        raise ConfigError(f"day {value!r} is not a date; pass e.g. 2026-11-21 (a manual run with no data interval needs the param day)") from e
+        raise ConfigError(f"day {value!r} is not a date; pass e.g. 2026-11-21 "
+                          "(a manual run with no data interval needs the param day)") from e

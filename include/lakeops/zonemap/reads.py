@@ -19,7 +19,7 @@ from lakeops.zonemap.candidates import Candidates, candidate_files
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from pyiceberg.table import FileScanTask, Table
+    from pyiceberg.table import DataScan, FileScanTask, Table
 
 log = logging.getLogger(__name__)
 SPARK_PATH = "lakeops.spark.zonemap_reads.pruned_frame (Spark applies equality deletes)"
@@ -34,7 +34,7 @@ class PrunedRead:
 
 
 def pruned_tasks(table: Table, predicate: BooleanExpression, snapshot: int | None = None,
-                 selected_fields: tuple[str, ...] = ("*",)) -> tuple[list[FileScanTask], Candidates, object]:
+                 selected_fields: tuple[str, ...] = ("*",)) -> tuple[list[FileScanTask], Candidates, DataScan]:
     """(scan tasks of the candidate files, the candidates, the scan) for predicate."""
     found = candidate_files(table, predicate, snapshot)
     keep = set(found.files)

@@ -38,9 +38,9 @@ from __future__ import annotations
 import json
 import logging
 import time
-import uuid
 from typing import TYPE_CHECKING
 
+from lakeops.atomic import atomic_output
 from lakeops.zonemap.levels import DAILY, HOURLY, MicroFile, Version, files_for_snapshots
 from lakeops.zonemap.store import _filesystem, zonemap_root
 
@@ -75,13 +75,8 @@ def read_map(root: str, level: str) -> list[Version]:
 
 def write_map(root: str, level: str, versions: list[Version]) -> None:
     """Switch the level's pointer atomically: a temporary file, then a move over the old map."""
-    fs, path = _filesystem(map_uri(root, level))
-    folder = path.rsplit("/", 1)[0]
-    fs.create_dir(folder, recursive=True)
-    tmp = f"{folder}/.{level}.{uuid.uuid4().hex}.tmp"
-    with fs.open_output_stream(tmp) as out:
+    with atomic_output(*_filesystem(map_uri(root, level))) as out:
         out.write(json.dumps({"versions": [v.as_dict() for v in versions]}, indent=1).encode())
-    fs.move(tmp, path)
 
 
 def record_version(root: str, version: Version) -> list[Version]:
@@ -131,7 +126,7 @@ def zonemap_files_for_snapshots(table: Table) -> dict[str, set[int]]:
     versions = [v for v in versions if exists(v.path)]
     on_disk = list_files(root, HOURLY) + list_files(root, DAILY)
     unmapped = [p for p in on_disk if not any(_same(p, v.path) for v in versions)]
-    sequences = {s.snapshot_id: s.sequence_number for s in table.snapshots()}
+    sequences = {s.snapshot_id: s.sequence_number or 0 for s in table.snapshots()}  # a v1 snapshot's is 0
     current = table.current_snapshot()
     return files_for_snapshots(versions, unmapped, micro_files(table), sequences, current.snapshot_id if current else None)
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pyiceberg.expressions import BooleanExpression
@@ -23,6 +23,7 @@ from pyiceberg.types import (
 )
 
 from lakeops.exceptions import ConfigError
+from lakeops.sql_literals import literal, quote
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -37,11 +38,11 @@ def _column(term: Any) -> str:
 
 def _literal(value: Any, field_type: Any) -> str:
     if isinstance(field_type, StringType):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return quote(value)
     if isinstance(field_type, BooleanType):
-        return "true" if value else "false"
+        return literal(bool(value))
     if isinstance(field_type, (IntegerType, LongType)):
-        return str(int(value))
+        return literal(int(value))
     if isinstance(field_type, FloatType):
         return f"CAST('{float(value)!r}' AS FLOAT)"
     if isinstance(field_type, DoubleType):
@@ -49,11 +50,11 @@ def _literal(value: Any, field_type: Any) -> str:
     if isinstance(field_type, DecimalType):
         return f"CAST('{value}' AS DECIMAL({field_type.precision}, {field_type.scale}))"
     if isinstance(field_type, DateType):
-        return f"DATE '{(date(1970, 1, 1) + timedelta(days=value)).isoformat()}'"
+        return literal(EPOCH.date() + timedelta(days=value))
     if isinstance(field_type, TimestamptzType):
-        return f"TIMESTAMP '{(EPOCH + timedelta(microseconds=value)).isoformat()}'"
+        return literal(EPOCH + timedelta(microseconds=value))
     if isinstance(field_type, TimestampType):
-        return f"TIMESTAMP_NTZ '{(EPOCH + timedelta(microseconds=value)).replace(tzinfo=None).isoformat()}'"
+        return literal((EPOCH + timedelta(microseconds=value)).replace(tzinfo=None))
     raise ConfigError(f"predicate literal {value!r} of type {field_type} cannot be rendered for Spark; "
                       "filter on a string, number, boolean, date or timestamp column")
 

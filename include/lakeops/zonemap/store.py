@@ -9,7 +9,6 @@ in full, never skipped.
 from __future__ import annotations
 
 import logging
-import uuid
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -28,6 +27,7 @@ from pyiceberg.types import (
     TimestamptzType,
 )
 
+from lakeops.atomic import atomic_output
 from lakeops.zonemap.bloom import BloomFilter
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 
@@ -97,13 +97,8 @@ def from_arrow(table: pa.Table) -> list[ZonemapEntry]:
 
 def publish(uri: str, data: pa.Table, row_group_size: int | None = None) -> str:
     """Write data to uri atomically: a hidden temporary file, then a move into place."""
-    fs, path = _filesystem(uri)
-    folder, name = path.rsplit("/", 1)
-    fs.create_dir(folder, recursive=True)
-    tmp = f"{folder}/.{name}.{uuid.uuid4().hex}.tmp"
-    with fs.open_output_stream(tmp) as out:
+    with atomic_output(*_filesystem(uri)) as out:
         pq.write_table(data, out, row_group_size=row_group_size)
-    fs.move(tmp, path)
     return uri
 
 

@@ -68,7 +68,7 @@ def compact_tables_dag() -> DAG:
                    for task_id, sensor in SENSORS]
 
         @task(trigger_rule="all_done")
-        def plan(tables: list[str], params: dict[str, Any] | None = None, run_id: str | None = None,
+        def plan(tables: Any, params: dict[str, Any] | None = None, run_id: str | None = None,
                  ti: Any = None) -> list[list[str]]:
             """Plan the tables where a sensor fired: their job arguments (XCom `failed`: tables whose planning failed)."""
             from lakeops.compaction.tasks import plan_jobs

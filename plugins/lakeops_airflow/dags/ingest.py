@@ -4,6 +4,7 @@ Debezium change events (merged), over real data intervals, exactly once; or the 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from airflow.sdk import DAG, Param, task
 from airflow.timetables.interval import CronDataIntervalTimetable
@@ -83,17 +84,18 @@ def _events_tasks(table: str) -> None:
                         params.get("end") or (data_interval_end.isoformat() if data_interval_end else ""))
 
     @task.branch
-    def route(planned: dict) -> str | list[str]:
+    def route(planned: Any) -> str | list[str]:
         """direct -> ingest; staged -> writers and committer; streaming (the table is streamed) -> nothing."""
-        return {"direct": "ingest", "staged": ["shares", "stage", "commit"]}.get(planned["mode"], [])
+        routes: dict[str, str | list[str]] = {"direct": "ingest", "staged": ["shares", "stage", "commit"]}
+        return routes.get(planned["mode"], [])
 
     @task
-    def shares(planned: dict) -> list[list[str]]:
+    def shares(planned: Any) -> list[list[str]]:
         """The arguments of each writer job; none when the batch is already committed."""
         return [list(args) for args in planned["writer_args"]]
 
     @task(trigger_rule="none_failed")
-    def commit(planned: dict) -> dict:
+    def commit(planned: Any) -> dict:
         """Commit what every writer staged, once; then clean the staging."""
         from lakeops.staging.tasks import commit_for
 

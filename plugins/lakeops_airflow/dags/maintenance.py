@@ -51,7 +51,8 @@ def expire_snapshots_dag() -> DAG:
              params=params) as dag:
 
         @task
-        def expiry_args(tables: list[str], params: dict[str, Any] | None = None, data_interval_end: Any = None) -> list[list[str]]:
+        def expiry_args(tables: Any, params: dict[str, Any] | None = None,
+                        data_interval_end: Any = None) -> list[list[str]]:
             params = params or {}
             extra = ["--as-of", data_interval_end.isoformat() if data_interval_end else "",
                      "--older-than", params.get("older_than") or "",
@@ -87,7 +88,7 @@ def zonemap_dag(level: str) -> DAG:
              deadline=dag_deadline("consolidation"), params={"tables": tables_param("consolidate"), param[0]: param[1]}) as dag:
 
         @task
-        def consolidation_args(tables: list[str], params: dict[str, Any] | None = None,
+        def consolidation_args(tables: Any, params: dict[str, Any] | None = None,
                                data_interval_start: Any = None) -> list[list[str]]:
             chosen = (params or {}).get(param[0])
             if not chosen and data_interval_start is not None:

@@ -38,7 +38,8 @@ def table_freshness_dag() -> DAG:
              max_active_runs=1, tags=["lakeops", "sla"], default_args=default_args(),
              params={"tables": tables_param("check")}, render_template_as_native_obj=True,
              deadline=dag_deadline("freshness")) as dag:
-        TableFreshnessOperator(task_id="check_freshness", tables="{{ params.tables }}")
+        # rendered as a native list (render_template_as_native_obj)
+        TableFreshnessOperator(task_id="check_freshness", tables="{{ params.tables }}")  # type: ignore[arg-type]
     return dag
 
 

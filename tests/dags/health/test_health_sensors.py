@@ -227,7 +227,8 @@ def test_watch_trigger_serializes_yields_events_and_outlives_a_bad_poll(fired, q
     rebuilt = getattr(importlib.import_module(module), name)(**json.loads(json.dumps(kwargs)))
     assert rebuilt.serialize() == (classpath, kwargs)
     event = asyncio.run(_first_event(rebuilt, 30))
-    assert event.payload["table"] == "lakeops.orders" and event.payload["checks"]["read_amplification"] == [f"created_at_day={DAY1}"]
+    assert event.payload["table"] == "lakeops.orders"
+    assert event.payload["checks"]["read_amplification"] == [f"created_at_day={DAY1}"]
 
     assert asyncio.run(_first_event(TableHealthWatchTrigger(["orders"], 0.2, 600, str(quiet[1])), 2)) is None
     # A table the config does not have fails every poll; the watcher logs it and keeps polling.

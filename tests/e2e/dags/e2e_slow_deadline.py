@@ -1,8 +1,9 @@
 """
 ### e2e: a slow run with a short deadline
 
-Test-only DAG (tests/e2e): one task sleeps past the run's deadline (a run that ends after it has missed it, whenever the scheduler looks), so the scheduler marks
-the deadline missed and the triggerer runs lakeops' deadline callback.
+Test-only DAG (tests/e2e): one task sleeps past the run's deadline (a run that ends after it has
+missed it, whenever the scheduler looks), so the scheduler marks the deadline missed and the
+triggerer runs lakeops' deadline callback.
 """
 
 from __future__ import annotations

@@ -111,10 +111,11 @@ def test_two_runs_staging_one_interval_publish_it_once(catalog_spark, lakeops_co
     first = _stage_merge(catalog_spark, catalog, plan.table, f"DELETE FROM {plan.table} WHERE user_id = 1", plan.batch_id, {})
     second = _stage_merge(catalog_spark, catalog, plan.table, f"DELETE FROM {plan.table} WHERE user_id = 2", plan.batch_id, {})
     assert first != second
-    catalog_spark.sql(f"CALL {lakeops_config.catalog.name}.system.cherrypick_snapshot(table => '{plan.table}', snapshot_id => {first})")
+    procedure = f"{lakeops_config.catalog.name}.system.cherrypick_snapshot"
+    catalog_spark.sql(f"CALL {procedure}(table => '{plan.table}', snapshot_id => {first})")
 
     with pytest.raises(Exception, match="fast-forward|DuplicateWAPCommit"):
-        catalog_spark.sql(f"CALL {lakeops_config.catalog.name}.system.cherrypick_snapshot(table => '{plan.table}', snapshot_id => {second})")
+        catalog_spark.sql(f"CALL {procedure}(table => '{plan.table}', snapshot_id => {second})")
     snapshot, attempts = merge_once(catalog_spark, catalog, plan.table, f"DELETE FROM {plan.table}", plan.batch_id, {})
 
     assert snapshot is None and attempts == 0
@@ -132,7 +133,8 @@ def test_an_interval_older_than_a_merged_one_is_refused_and_changes_nothing(cata
     third = _ingest(catalog_spark, lakeops_config, "users", START + 2 * FIVE)
     before = _table_rows(catalog_spark, lakeops_config, "users")
 
-    with pytest.raises(IngestError, match=r"older than batch lakeops.users@20261121T101000Z-20261121T101500Z.*rollback_to_snapshot") as refused:
+    refusal = r"older than batch lakeops.users@20261121T101000Z-20261121T101500Z.*rollback_to_snapshot"
+    with pytest.raises(IngestError, match=refusal) as refused:
         _ingest(catalog_spark, lakeops_config, "users", START + FIVE)
 
     assert f"(snapshot {third.snapshot_id})" in str(refused.value)

@@ -54,4 +54,5 @@ def test_dry_run_changes_nothing(catalog_spark, lakeops_config):
     result = run_compaction(catalog_spark, lakeops_config, "users", plan, "dry", dry_run=True)
 
     assert result["status"] == "dry_run" and len(result["actions"]) == len(plan.actions) > 0
-    assert load_catalog(lakeops_config.catalog).load_table(lakeops_config.identifier("users")).current_snapshot().snapshot_id == snapshot
+    users = load_catalog(lakeops_config.catalog).load_table(lakeops_config.identifier("users"))
+    assert users.current_snapshot().snapshot_id == snapshot

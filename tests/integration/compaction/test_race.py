@@ -44,7 +44,8 @@ def test_a_merge_staged_before_a_compaction_is_merged_again_not_lost(catalog_spa
     staged = _stage_merge(catalog_spark, catalog, plan.table, f"DELETE FROM {plan.table} WHERE order_id % 2 = 0",
                           plan.batch_id, {})
     compacted = run_compaction(catalog_spark, lakeops_config, "orders", _force_plan(lakeops_config, "orders"), "race-1")
-    assert compacted["status"] == "done" and compacted["after"]["applied_delete_files"] < compacted["before"]["applied_delete_files"]
+    assert compacted["status"] == "done"
+    assert compacted["after"]["applied_delete_files"] < compacted["before"]["applied_delete_files"]
 
     with pytest.raises(Exception, match="fast-forward"):  # Iceberg refuses to publish it over the compaction
         catalog_spark.sql(f"CALL {lakeops_config.catalog.name}.system.cherrypick_snapshot("
@@ -73,7 +74,8 @@ def test_compaction_and_merges_running_at_once_lose_nothing(spark, catalog_spark
     compaction = outcome["compaction"]
 
     assert [m.status for m in merges] == ["committed"] * 3
-    assert keys(catalog_spark, lakeops_config, "orders") == sorted(stats.live["orders"]), "deleted keys stay deleted, live keys survive"
+    assert keys(catalog_spark, lakeops_config, "orders") == sorted(stats.live["orders"]), \
+        "deleted keys stay deleted, live keys survive"
     merge_retries = sum(m.attempts - 1 for m in merges)
     print(f"race: compaction {compaction['status']} with {compaction['conflicts']} conflicts "
           f"({[a['conflicts'] for a in compaction['actions']]}); MERGE retries {merge_retries}")

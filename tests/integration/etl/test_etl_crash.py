@@ -23,7 +23,7 @@ from lakeops.spark.job import RESULT_PREFIX
 from lakeops.watermark import current_watermarks
 from tests.conftest import config_data, register_catalog
 from tests.crash import kill_at_failpoint
-from tests.integration.etl.test_incremental_etl import BATCH1, BATCH2, _activity, _activity_from_scratch, _create, _events
+from tests.integration.etl.helpers import BATCH1, BATCH2, activity, activity_from_scratch, append_events, create_tables
 
 pytestmark = pytest.mark.spark
 TABLE = "user_activity_hourly"
@@ -39,13 +39,13 @@ def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark
     config_path.write_text(yaml.safe_dump(config_data(tmp_path)))
     config = load_config(config_path)
     register_catalog(spark, config)
-    _create(spark, config, "events")
-    _events(spark, config, BATCH1)
+    create_tables(spark, config, "events")
+    append_events(spark, config, BATCH1)
     catalog = load_catalog(config.catalog)
     assert run_etl(spark, catalog, config, plan_from_catalog(catalog, config, TABLE)).status == "committed"
-    _events(spark, config, BATCH2)  # holds a late event for an hour already aggregated
+    append_events(spark, config, BATCH2)  # holds a late event for an hour already aggregated
     downstream = catalog.load_table(config.identifier(TABLE))
-    before, marks_before, head_before = _activity(spark, config), current_watermarks(downstream), downstream.current_snapshot()
+    before, marks_before, head_before = activity(spark, config), current_watermarks(downstream), downstream.current_snapshot()
     plan = plan_from_catalog(catalog, config, TABLE)
     assert plan.mode == "incremental"
 
@@ -59,7 +59,7 @@ def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark
     assert published_snapshot(downstream, run_id(plan)) is None
     assert current_watermarks(downstream) == marks_before
     spark.catalog.refreshTable(config.qualified(TABLE))
-    assert _activity(spark, config) == before
+    assert activity(spark, config) == before
 
     # 2. The retry stages its own snapshot and publishes it, then is killed before it reports.
     out = kill_at_failpoint(_etl_job(config_path, tmp_path), ETL_AFTER_PUBLISH, tmp_path)
@@ -69,7 +69,7 @@ def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark
     assert published is not None and downstream.current_snapshot().snapshot_id == published
     assert current_watermarks(downstream) == {"events": plan.ranges[0].end_snapshot_id}
     spark.catalog.refreshTable(config.qualified(TABLE))
-    assert _activity(spark, config) == _activity_from_scratch(spark, config) != before
+    assert activity(spark, config) == activity_from_scratch(spark, config) != before
     snapshots = len(downstream.snapshots())
 
     # 3. Retries of the run whose commit landed: planned again (an Airflow retry) there is nothing
@@ -79,4 +79,4 @@ def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark
     assert (again.status, again.snapshot_id) == ("already_committed", published)
     downstream = catalog.load_table(config.identifier(TABLE))
     assert len(downstream.snapshots()) == snapshots
-    assert _activity(spark, config) == _activity_from_scratch(spark, config)
+    assert activity(spark, config) == activity_from_scratch(spark, config)

@@ -5,54 +5,28 @@ test_etl_crash.py."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 
 import pytest
 
 from lakeops.catalog import load_catalog
 from lakeops.etl.inputs import plan_from_catalog
-from lakeops.ingest.ddl import table_ddl
 from lakeops.spark.etl import run_etl
-from lakeops.spark.etl_transforms import orders_enriched, user_activity, with_hour
+from lakeops.spark.etl_transforms import orders_enriched
 from lakeops.watermark import current_watermarks, watermarks_of
+from tests.integration.etl.helpers import (
+    BATCH1,
+    BATCH2,
+    activity,
+    activity_from_scratch,
+    append_events,
+    at,
+    create_tables,
+    sorted_rows,
+)
 
 pytestmark = pytest.mark.spark
-
-EVENT_SCHEMA = ("event_id string, user_id bigint, session_id string, event_time timestamp, event_type string, "
-                "page string, device string, country string, properties map<string,string>, ingested_at timestamp")
-
-
-def _t(day: int, hour: int, minute: int = 0) -> datetime:
-    return datetime(2026, 11, day, hour, minute)
-
-
-def _events(spark, config, rows):
-    """Append one batch (one snapshot): rows are (id, user, session, time, type)."""
-    full = [(i, u, s, t, e, "/", "web", "DE", {}, t) for i, u, s, t, e in rows]
-    spark.createDataFrame(full, EVENT_SCHEMA).writeTo(config.qualified("events")).append()
-
-
-def _create(spark, config, *tables):
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
-    for name in tables:
-        for statement in table_ddl(config, config.table(name)):
-            spark.sql(statement)
-
-
-def _rows(df, key):
-    return sorted(tuple(tuple(sorted(v.items())) if isinstance(v, dict) else v for v in row) for row in df.select(*key).collect())
-
-
-ACTIVITY = ["user_id", "hour", "events", "events_by_type", "sessions", "first_event_time", "last_event_time"]
-
-
-def _activity(spark, config):
-    return _rows(spark.table(config.qualified("user_activity_hourly")), ACTIVITY)
-
-
-def _activity_from_scratch(spark, config):
-    return _rows(user_activity(with_hour(spark.table(config.qualified("events")))), ACTIVITY)
 
 
 def _run(spark, config, table="user_activity_hourly", **kwargs):
@@ -64,40 +38,34 @@ def _table(config, name):
     return load_catalog(config.catalog).load_table(config.identifier(name))
 
 
-BATCH1 = [("e1", 1, "s1", _t(21, 10, 5), "page_view"), ("e2", 1, "s1", _t(21, 10, 7), "click"),
-          ("e3", 2, "s2", _t(21, 11, 1), "page_view"), ("e4", 1, "s3", _t(22, 9, 0), "search")]
-# e5 is late: it belongs to user 1's 10:00 hour of the 21st, already aggregated.
-BATCH2 = [("e5", 1, "s9", _t(21, 10, 59), "purchase"), ("e6", 3, "s4", _t(22, 9, 30), "click")]
-
-
 def test_incremental_run_with_late_events_equals_a_recompute(catalog_spark, lakeops_config):
     spark, config = catalog_spark, lakeops_config
-    _create(spark, config, "events")
-    _events(spark, config, BATCH1)
+    create_tables(spark, config, "events")
+    append_events(spark, config, BATCH1)
     first = _run(spark, config)
     assert (first.mode, first.status) == ("full", "committed")
-    _events(spark, config, BATCH2)
+    append_events(spark, config, BATCH2)
     second = _run(spark, config)
     assert (second.mode, second.status, second.keys) == ("incremental", "committed", 2)
 
     assert current_watermarks(_table(config, "user_activity_hourly")) == {
         "events": _table(config, "events").current_snapshot().snapshot_id}
-    got = _activity(spark, config)
-    assert got == _activity_from_scratch(spark, config)
-    user1_10h = [r for r in got if r[0] == 1 and r[1] == _t(21, 10)]
-    assert user1_10h == [(1, _t(21, 10), 3, (("click", 1), ("page_view", 1), ("purchase", 1)), 2, _t(21, 10, 5), _t(21, 10, 59))]
+    got = activity(spark, config)
+    assert got == activity_from_scratch(spark, config)
+    user1_10h = [r for r in got if r[0] == 1 and r[1] == at(21, 10)]
+    assert user1_10h == [(1, at(21, 10), 3, (("click", 1), ("page_view", 1), ("purchase", 1)), 2, at(21, 10, 5), at(21, 10, 59))]
     assert _run(spark, config).mode == "noop"
 
 
 def test_backfill_in_reverse_order_equals_the_incremental_result(catalog_spark, lakeops_config):
     spark, config = catalog_spark, lakeops_config
-    _create(spark, config, "events")
-    _events(spark, config, BATCH1)
+    create_tables(spark, config, "events")
+    append_events(spark, config, BATCH1)
     _run(spark, config)
-    _events(spark, config, BATCH2)
-    _events(spark, config, [("e7", 2, "s5", _t(23, 0, 0), "click")])
+    append_events(spark, config, BATCH2)
+    append_events(spark, config, [("e7", 2, "s5", at(23, 0, 0), "click")])
     _run(spark, config)
-    incremental = _activity(spark, config)
+    incremental = activity(spark, config)
     marks = current_watermarks(_table(config, "user_activity_hourly"))
 
     # A backfill on the live table keeps the watermark and the result; its commit carries none.
@@ -106,25 +74,25 @@ def test_backfill_in_reverse_order_equals_the_incremental_result(catalog_spark, 
     downstream = _table(config, "user_activity_hourly")
     assert watermarks_of(downstream.current_snapshot().summary.additional_properties) == {}
     assert current_watermarks(downstream) == marks
-    assert _activity(spark, config) == incremental
+    assert activity(spark, config) == incremental
     assert _run(spark, config, backfill_dates=(date(2026, 11, 22),)).status == "already_committed"
 
     # From an empty downstream table, each date backfilled newest first.
     spark.sql(f"DELETE FROM {config.qualified('user_activity_hourly')}")
-    assert _activity(spark, config) == []
+    assert activity(spark, config) == []
     for day in (23, 22, 21):
         assert _run(spark, config, backfill_dates=(date(2026, 11, day),)).status == "committed"
-    assert _activity(spark, config) == incremental
+    assert activity(spark, config) == incremental
     assert current_watermarks(_table(config, "user_activity_hourly")) == marks
 
 
 def test_expired_watermark_snapshot_falls_back_to_a_full_recompute(catalog_spark, lakeops_config, caplog):
     spark, config = catalog_spark, lakeops_config
-    _create(spark, config, "events")
-    _events(spark, config, BATCH1)
+    create_tables(spark, config, "events")
+    append_events(spark, config, BATCH1)
     _run(spark, config)
     mark = current_watermarks(_table(config, "user_activity_hourly"))["events"]
-    _events(spark, config, BATCH2)
+    append_events(spark, config, BATCH2)
     spark.sql(f"CALL {config.catalog.name}.system.expire_snapshots(table => '{config.qualified('events')}', "
               f"snapshot_ids => array({mark}))")
     catalog = load_catalog(config.catalog)
@@ -133,7 +101,7 @@ def test_expired_watermark_snapshot_falls_back_to_a_full_recompute(catalog_spark
     with caplog.at_level("WARNING", logger="lakeops.spark.etl"):
         result = run_etl(spark, catalog, config, plan)
     assert result.status == "committed" and "expired" in caplog.text
-    assert _activity(spark, config) == _activity_from_scratch(spark, config)
+    assert activity(spark, config) == activity_from_scratch(spark, config)
 
 
 ORDER_COLS = ["order_id", "user_id", "status", "amount", "currency", "created_at", "updated_at",
@@ -141,24 +109,26 @@ ORDER_COLS = ["order_id", "user_id", "status", "amount", "currency", "created_at
 
 
 def _orders_from_scratch(spark, config):
-    return _rows(orders_enriched(spark.table(config.qualified("orders")), spark.table(config.qualified("users"))), ORDER_COLS)
+    enriched = orders_enriched(spark.table(config.qualified("orders")), spark.table(config.qualified("users")))
+    return sorted_rows(enriched, ORDER_COLS)
 
 
 @pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
 def test_cdc_updates_and_deletes_reach_orders_current(catalog_spark, lakeops_config, mode):
     spark, config = catalog_spark, lakeops_config
-    _create(spark, config, "users", "orders")
+    create_tables(spark, config, "users", "orders")
     users, orders = config.qualified("users"), config.qualified("orders")
     for name in (users, orders):
         spark.sql(f"ALTER TABLE {name} SET TBLPROPERTIES ('write.delete.mode'='{mode}', 'write.update.mode'='{mode}', "
                   f"'write.merge.mode'='{mode}')")
-    ts = _t(21, 8)
+    ts = at(21, 8)
     spark.createDataFrame([(1, "a@x", "A", "DE", "gold", ts, ts), (2, "b@x", "B", "FR", "free", ts, ts)],
-                          "user_id bigint, email string, name string, country string, tier string, created_at timestamp, updated_at timestamp"
+                          "user_id bigint, email string, name string, country string, tier string, "
+                          "created_at timestamp, updated_at timestamp"
                           ).writeTo(users).append()
-    spark.createDataFrame([(10, 1, "new", Decimal("5.00"), "EUR", _t(21, 9), _t(21, 9)),
-                           (11, 2, "new", Decimal("7.50"), "EUR", _t(21, 9), _t(21, 9)),
-                           (12, 2, "new", Decimal("1.00"), "EUR", _t(22, 9), _t(22, 9))],
+    spark.createDataFrame([(10, 1, "new", Decimal("5.00"), "EUR", at(21, 9), at(21, 9)),
+                           (11, 2, "new", Decimal("7.50"), "EUR", at(21, 9), at(21, 9)),
+                           (12, 2, "new", Decimal("1.00"), "EUR", at(22, 9), at(22, 9))],
                           "order_id bigint, user_id bigint, status string, amount decimal(12,2), currency string, "
                           "created_at timestamp, updated_at timestamp").writeTo(orders).append()
     assert _run(spark, config, "orders_current").mode == "full"
@@ -170,7 +140,7 @@ def test_cdc_updates_and_deletes_reach_orders_current(catalog_spark, lakeops_con
     result = _run(spark, config, "orders_current")
     assert (result.mode, result.status) == ("incremental", "committed")
 
-    got = _rows(spark.table(config.qualified("orders_current")), ORDER_COLS)
+    got = sorted_rows(spark.table(config.qualified("orders_current")), ORDER_COLS)
     assert got == _orders_from_scratch(spark, config)
     assert [(r[0], r[2], r[10]) for r in got] == [(10, "new", "platinum"), (11, "paid", None)]
     assert current_watermarks(_table(config, "orders_current")) == {

@@ -29,7 +29,8 @@ def stream_commits(config) -> list[tuple[int, dict[str, str]]]:
         return []
     if table.current_snapshot() is None:
         return []
-    found = [(s.snapshot_id, dict(s.summary.additional_properties)) for s in ancestors_of(table.current_snapshot(), table.metadata)
+    found = [(s.snapshot_id, dict(s.summary.additional_properties))
+             for s in ancestors_of(table.current_snapshot(), table.metadata)
              if s.summary is not None and "@stream-" in s.summary.additional_properties.get("lakeops.batch-id", "")]
     return list(reversed(found))
 

@@ -21,6 +21,12 @@ COUNTRIES = ["BR", "DE", "FR", "GB", "IN", "US"]
 TYPES = ["click", "view", "purchase", "signup"]
 
 
+def hour_of(table: Any, snapshot_id: int) -> datetime:
+    """The start of the UTC hour in which a snapshot was committed."""
+    ms = table.snapshot_by_id(snapshot_id).timestamp_ms
+    return datetime.fromtimestamp(ms // 3_600_000 * 3600, tz=UTC)
+
+
 def event_rows(n: int, seed: int, start: datetime = T0, users: int = 500) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     return [{

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from pyiceberg import expressions as E
 
@@ -12,24 +10,19 @@ from lakeops.zonemap.candidates import candidate_files
 from lakeops.zonemap.consolidate import consolidate_day, consolidate_hour, reconcile
 from lakeops.zonemap.index import index_files
 from lakeops.zonemap.snapmap import micro_files, zonemap_files_for_snapshots
-from tests.integration.zonemap.conftest import event_rows
+from tests.integration.zonemap.conftest import event_rows, hour_of
 
 pytestmark = pytest.mark.spark
-
-
-def _hour_of(table, snapshot_id):
-    ms = table.snapshot_by_id(snapshot_id).timestamp_ms
-    return datetime.fromtimestamp(ms // 3_600_000 * 3600, tz=UTC)
 
 
 def test_micro_rolls_into_hourly_then_daily_and_reconcile_tracks_compaction(events, spark):
     snaps = [events.append(event_rows(60, seed)) for seed in range(3)]
     events.append(event_rows(60, 3), zonemap=False)  # the job died between commit and micro zonemap
     table = events.load()
-    hour = _hour_of(table, snaps[0])
+    hour = hour_of(table, snaps[0])
 
     hourly = consolidate_hour(table, events.spec, hour, spark_reader(spark))
-    committed_in_hour = sum(_hour_of(table, s.snapshot_id) == hour for s in table.snapshots())
+    committed_in_hour = sum(hour_of(table, s.snapshot_id) == hour for s in table.snapshots())
     assert hourly.status == "published" and hourly.drift.live_files == committed_in_hour
     if committed_in_hour == 4:
         assert hourly.drift.covered == 3 and hourly.drift.added == 1 and hourly.entries == 4

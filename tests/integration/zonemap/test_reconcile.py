@@ -15,8 +15,7 @@ from lakeops.zonemap.index import index_files
 from lakeops.zonemap.micro import micro_zonemap_uri
 from lakeops.zonemap.snapmap import map_uri
 from lakeops.zonemap.store import zonemap_root
-from tests.integration.zonemap.conftest import event_rows
-from tests.integration.zonemap.test_consolidation import _hour_of
+from tests.integration.zonemap.conftest import event_rows, hour_of
 
 pytestmark = pytest.mark.spark
 NOBODY = E.EqualTo("user_id", 100_000)
@@ -39,7 +38,7 @@ def test_a_truncated_micro_zonemap_is_read_around_then_rebuilt_by_the_hourly_run
     assert found.unreadable_zonemaps and len(found.files) == 1, "the damaged file's data file is read, not skipped"
     assert "unreadable" in caplog.text
 
-    result = consolidate_hour(table, events.spec, _hour_of(table, snaps[1]), spark_reader(spark))
+    result = consolidate_hour(table, events.spec, hour_of(table, snaps[1]), spark_reader(spark))
     assert [u.rsplit("/", 1)[1] for u in result.drift.unreadable] == [f"{snaps[1]}.parquet"]
     assert result.drift.added >= 1
     after = candidate_files(events.load(), NOBODY)
@@ -50,7 +49,7 @@ def test_a_corrupt_master_and_map_are_ignored_then_rebuilt_by_the_daily_run(even
     for seed in range(2):
         events.append(event_rows(40, seed))
     table = events.load()
-    first = consolidate_day(table, events.spec, _hour_of(table, table.current_snapshot().snapshot_id).date())
+    first = consolidate_day(table, events.spec, hour_of(table, table.current_snapshot().snapshot_id).date())
     assert first.removed_micro == 2 and candidate_files(table, NOBODY).files == []
 
     _truncate(table, first.path, keep=100)

@@ -32,7 +32,8 @@ def evolved(spark, tmp_path_factory):
                       "DROP COLUMN tag", "ADD COLUMNS (late INT)"):
         spark.sql(f"ALTER TABLE {events.name} {statement}")
     events.append([dict(r, n=BIG + i, x=10 + i / 7, nation=r["country"], late=i % 5) for i, r in enumerate(event_rows(60, 2))])
-    events.append([dict(r, n=BIG + 100 + i, x=20.0, nation="ZZ", late=None) for i, r in enumerate(event_rows(30, 3))], zonemap=False)
+    events.append([dict(r, n=BIG + 100 + i, x=20.0, nation="ZZ", late=None) for i, r in enumerate(event_rows(30, 3))],
+                  zonemap=False)
     return events
 
 
@@ -52,7 +53,8 @@ def test_pruned_reads_match_full_scans_across_schema_changes(evolved, spark, pre
     pruned = read_pruned_arrow(table, predicate, selected_fields=("event_id",))
     assert sorted(pruned.rows.column("event_id").to_pylist()) == full
     with pruned_frame(spark, evolved.name, table, predicate) as read:
-        assert sorted(r[0] for r in read.frame.select("event_id").collect()) == evolved.ids(to_spark_sql(predicate, table.schema()))
+        got = sorted(r[0] for r in read.frame.select("event_id").collect())
+        assert got == evolved.ids(to_spark_sql(predicate, table.schema()))
     if expected_files is not None:
         assert pruned.files_read == expected_files
     else:  # the first file has no stats for `late` (added after it was indexed): never pruned on it

@@ -55,7 +55,8 @@ def test_pruned_reads_equal_full_scans_on_spark(spark, tmp_path_factory, data):
         rows = [dict(r, nation=r["country"], score=(batch * 10 + i if has_score else None))
                 for i, r in enumerate(event_rows(30, 100 * batch + data.draw(st.integers(0, 9)), users=120))]
         events.append(rows, zonemap=data.draw(st.booleans(), label="micro zonemap written"))
-        step = data.draw(st.sampled_from(["none", "add score", "widen score", "consolidate", "compact", "overwrite"]), label="then")
+        steps = ["none", "add score", "widen score", "consolidate", "compact", "overwrite"]
+        step = data.draw(st.sampled_from(steps), label="then")
         if step == "add score" and not has_score:
             spark.sql(f"ALTER TABLE {events.name} ADD COLUMNS (score INT)")  # older entries have no stats on it
             has_score = True
@@ -71,6 +72,8 @@ def test_pruned_reads_equal_full_scans_on_spark(spark, tmp_path_factory, data):
     table = events.load()
     for predicate in data.draw(st.lists(predicates(has_score), min_size=2, max_size=2), label="predicates"):
         full = sorted(table.scan(row_filter=predicate, selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist())
-        assert sorted(read_pruned_arrow(table, predicate, selected_fields=("event_id",)).rows.column("event_id").to_pylist()) == full
+        pruned = read_pruned_arrow(table, predicate, selected_fields=("event_id",))
+        assert sorted(pruned.rows.column("event_id").to_pylist()) == full
         with pruned_frame(spark, events.name, table, predicate) as read:
-            assert sorted(r[0] for r in read.frame.select("event_id").collect()) == events.ids(to_spark_sql(predicate, table.schema()))
+            got = sorted(r[0] for r in read.frame.select("event_id").collect())
+            assert got == events.ids(to_spark_sql(predicate, table.schema()))

@@ -11,12 +11,13 @@ from lakeops.exceptions import ConfigError
 
 
 @pytest.mark.parametrize(("column", "transform", "value", "sql"), [
-    ("created_at", "day", 20413, "`created_at` >= TIMESTAMP '2025-11-21 00:00:00' AND `created_at` < TIMESTAMP '2025-11-22 00:00:00'"),
+    ("created_at", "day", 20413,
+     "`created_at` >= TIMESTAMP '2025-11-21T00:00:00+00:00' AND `created_at` < TIMESTAMP '2025-11-22T00:00:00+00:00'"),
     ("created_at", "day", date(2026, 11, 21),
-     "`created_at` >= TIMESTAMP '2026-11-21 00:00:00' AND `created_at` < TIMESTAMP '2026-11-22 00:00:00'"),
-    ("t", "hour", 1, "`t` >= TIMESTAMP '1970-01-01 01:00:00' AND `t` < TIMESTAMP '1970-01-01 02:00:00'"),
-    ("t", "month", 671, "`t` >= TIMESTAMP '2025-12-01 00:00:00' AND `t` < TIMESTAMP '2026-01-01 00:00:00'"),
-    ("t", "year", 56, "`t` >= TIMESTAMP '2026-01-01 00:00:00' AND `t` < TIMESTAMP '2027-01-01 00:00:00'"),
+     "`created_at` >= TIMESTAMP '2026-11-21T00:00:00+00:00' AND `created_at` < TIMESTAMP '2026-11-22T00:00:00+00:00'"),
+    ("t", "hour", 1, "`t` >= TIMESTAMP '1970-01-01T01:00:00+00:00' AND `t` < TIMESTAMP '1970-01-01T02:00:00+00:00'"),
+    ("t", "month", 671, "`t` >= TIMESTAMP '2025-12-01T00:00:00+00:00' AND `t` < TIMESTAMP '2026-01-01T00:00:00+00:00'"),
+    ("t", "year", 56, "`t` >= TIMESTAMP '2026-01-01T00:00:00+00:00' AND `t` < TIMESTAMP '2027-01-01T00:00:00+00:00'"),
     ("user_id", "bucket[8]", 3, "system.bucket(8, `user_id`) = 3"),
     ("amount", "truncate[100]", 200, "`amount` >= 200 AND `amount` < 300"),
     ("name", "truncate[4]", "abcd", "system.truncate(4, `name`) = 'abcd'"),
@@ -32,12 +33,12 @@ def test_transform_predicates(column, transform, value, sql):
 def test_a_void_field_selects_nothing_and_is_left_out():
     assert transform_predicate("t", "void", None) is None
     assert partition_where((("t_day", 0), ("old", None)), (("t", "day"), ("x", "void"))) == (
-        "(`t` >= TIMESTAMP '1970-01-01 00:00:00' AND `t` < TIMESTAMP '1970-01-02 00:00:00')")
+        "(`t` >= TIMESTAMP '1970-01-01T00:00:00+00:00' AND `t` < TIMESTAMP '1970-01-02T00:00:00+00:00')")
 
 
 def test_partition_where_joins_fields_and_is_none_unpartitioned():
     assert partition_where((("t_day", 0), ("country", "IT")), (("t", "day"), ("country", "identity"))) == (
-        "(`t` >= TIMESTAMP '1970-01-01 00:00:00' AND `t` < TIMESTAMP '1970-01-02 00:00:00') AND (`country` = 'IT')")
+        "(`t` >= TIMESTAMP '1970-01-01T00:00:00+00:00' AND `t` < TIMESTAMP '1970-01-02T00:00:00+00:00') AND (`country` = 'IT')")
     assert partition_where((), ()) is None
 
 

@@ -26,7 +26,8 @@ def run(tmp_path_factory):
     root = tmp_path_factory.mktemp("cdc")
     stats = generate_cdc(str(root), START, MINUTES, PER_MINUTE, seed=11)
     files = {table: sorted((root / stream).rglob("*.jsonl")) for table, stream in CDC_STREAMS.items()}
-    changes = {table: [[json.loads(line) for line in path.read_text().splitlines()] for path in paths] for table, paths in files.items()}
+    changes = {table: [[json.loads(line) for line in path.read_text().splitlines()] for path in paths]
+               for table, paths in files.items()}
     return root, stats, files, changes
 
 

@@ -51,7 +51,8 @@ def test_defaults_come_from_the_table_policies():
 
 
 def test_overrides_replace_config_values_and_unknown_ones_are_named(make_config):
-    config = make_config({"tables": {"orders": {"ingest": {"format": "cdc"}, "key": ["order_id"], "health": {"max_read_amp_files": 3}}}})
+    config = make_config({"tables": {"orders": {"ingest": {"format": "cdc"}, "key": ["order_id"],
+                                                "health": {"max_read_amp_files": 3}}}})
     assert resolve_limits(config.table("orders"), "read_amplification", {"max_bytes": 2.5, "max_files": None}) == \
         {"max_files": 3.0, "max_bytes": 2.5, "max_file_amp": 1.5, "min_excess_files": 12}
     with pytest.raises(ValueError, match="threshold 'max_per_hour' does not apply to check 'read_amplification'"):

@@ -98,7 +98,8 @@ def test_without_sort_or_partitions(make_config):
 def test_partition_transforms_use_spark_ddl_names(make_config, partition_by, clause):
     config = config_with(make_config, partition_by=partition_by)
     sql = create_table_sql(config, config.table("events"))
-    assert sql == f"CREATE TABLE IF NOT EXISTS `lakeops`.`lakeops`.`events` (\n{COLUMNS_SQL}\n) USING iceberg\n{clause}\n{PROPERTIES}"
+    assert sql == (f"CREATE TABLE IF NOT EXISTS `lakeops`.`lakeops`.`events` (\n{COLUMNS_SQL}\n) USING iceberg\n"
+                   f"{clause}\n{PROPERTIES}")
 
 
 def test_extra_properties_of_the_create_block_are_added(make_config):

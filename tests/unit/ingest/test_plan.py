@@ -71,7 +71,8 @@ def test_same_interval_gets_the_same_batch_id(config):
 
 
 def test_each_interval_gets_its_own_batch_id(config):
-    ids = [plan_ingest(config, "events", at(10, 0) + timedelta(minutes=5 * i), at(10, 5) + timedelta(minutes=5 * i)).batch_id for i in range(12)]
+    ids = [plan_ingest(config, "events", at(10, 0) + timedelta(minutes=5 * i), at(10, 5) + timedelta(minutes=5 * i)).batch_id
+           for i in range(12)]
     assert len(set(ids)) == 12
     assert ids[1] == "lakeops.events@20261121T100500Z-20261121T101000Z"
     longer = plan_ingest(config, "events", at(10, 0), at(10, 10)).batch_id
@@ -79,7 +80,8 @@ def test_each_interval_gets_its_own_batch_id(config):
 
 
 def test_batch_id_differs_per_table(config):
-    assert plan_ingest(config, "events", at(10, 0), at(10, 5)).batch_id != plan_ingest(config, "clicks", at(10, 0), at(10, 5)).batch_id
+    events, clicks = (plan_ingest(config, table, at(10, 0), at(10, 5)) for table in ("events", "clicks"))
+    assert events.batch_id != clicks.batch_id
 
 
 def test_batch_id_keeps_seconds():
@@ -93,7 +95,8 @@ def test_default_landing_root_is_under_data_dir(tmp_path, make_config):
 
 
 def test_catalog_name_and_namespace_qualify_the_tables(make_config):
-    config = make_config({"catalog": {"name": "prod", "namespace": "web"}, "landing_dir": "s3a://landing/", "tables": {"events": {}}})
+    config = make_config({"catalog": {"name": "prod", "namespace": "web"}, "landing_dir": "s3a://landing/",
+                          "tables": {"events": {}}})
     plan = plan_ingest(config, "events", at(10, 0), at(10, 1))
     assert plan.table == "`prod`.`web`.`events`"
     assert plan.quarantine_table == "`prod`.`web`.`events_quarantine`"
@@ -120,7 +123,8 @@ def test_reversed_or_empty_interval_is_rejected(config, start, end):
 
 
 def test_unknown_table_is_rejected(config):
-    with pytest.raises(ConfigError, match=r"table 'orders' is not in the config file and no discovery rule brings it in; configured tables: lakeops.events, lakeops.users, lakeops.clicks"):
+    with pytest.raises(ConfigError, match=r"table 'orders' is not in the config file and no discovery rule brings it in; "
+                                          r"configured tables: lakeops.events, lakeops.users, lakeops.clicks"):
         plan_ingest(config, "orders", at(10, 0), at(10, 5))
 
 
@@ -136,7 +140,7 @@ def test_planners_do_not_import_pyspark():
 def test_batch_interval_reads_back_what_batch_id_writes():
     from lakeops.ingest.plan import batch_id, batch_interval
 
-    start, end = datetime(2026, 11, 21, 10, 0, tzinfo=timezone.utc), datetime(2026, 11, 21, 10, 5, tzinfo=timezone.utc)
+    start, end = datetime(2026, 11, 21, 10, 0, tzinfo=UTC), datetime(2026, 11, 21, 10, 5, tzinfo=UTC)
     assert batch_interval(batch_id("users", start, end)) == ("users", start, end)
     assert batch_interval("users@20261121T100000Z-20261121T100500Z") == ("users", start, end)
     for other in ("events@stream-3f2a-17", "users", "users@20261121T100000Z", "@20261121T100000Z-20261121T100500Z",
@@ -149,7 +153,7 @@ def test_first_batch_not_before_finds_the_oldest_later_interval_of_the_table():
 
     newest_first = ["users@20261121T101000Z-20261121T101500Z", "orders@20261121T100500Z-20261121T101000Z",
                     "events@stream-q-4", "users@20261121T100500Z-20261121T101000Z", "users@20261121T100000Z-20261121T100500Z"]
-    at = lambda h, m: datetime(2026, 11, 21, h, m, tzinfo=timezone.utc)  # noqa: E731
+    at = lambda h, m: datetime(2026, 11, 21, h, m, tzinfo=UTC)  # noqa: E731
     assert first_batch_not_before(newest_first, "users", at(10, 15)) is None      # the next interval: in order
     assert first_batch_not_before(newest_first, "users", at(10, 10)) == 0         # 10:10-10:15 is already there
     assert first_batch_not_before(newest_first, "users", at(10, 0)) == 4          # oldest later one: 10:00-10:05
@@ -192,9 +196,11 @@ def test_batch_and_streaming_ingest_refuse_each_others_tables(make_config):
     batched = make_config({"tables": {"events": {}}})
     check_ingest_mode(streamed, "events", "streaming")
     check_ingest_mode(batched, "events", "batch")
-    with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest.mode is 'streaming': .* a batch ingest would commit them a "
+    with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest.mode is 'streaming': .* a batch ingest would "
+                                          r"commit them a "
                                           r"second time .* Pause ingest_events"):
         check_ingest_mode(streamed, "events", "batch")
-    with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest.mode is 'batch': the ingest_events DAG ingests its landed "
+    with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest.mode is 'batch': the ingest_events DAG ingests "
+                                          r"its landed "
                                           r"files.* Set tables.lakeops.events.ingest.mode: streaming"):
         check_ingest_mode(batched, "events", "streaming")

@@ -25,7 +25,8 @@ def config(make_config, tmp_path):
         "tables": {
             "events": {"source": "events", "ingest": {"mode": "streaming"},
                        "streaming": {"max_files_per_trigger": 20}},
-            "clicks": {"ingest": {"mode": "streaming"}, "streaming": {"checkpoint_location": "s3a://lake/ck/clicks", "run_seconds": 600,
+            "clicks": {"ingest": {"mode": "streaming"},
+                       "streaming": {"checkpoint_location": "s3a://lake/ck/clicks", "run_seconds": 600,
                                                          "trigger_interval_seconds": 5}},
             "users": {"ingest": {"format": "cdc"}, "key": ["user_id"], "source": "cdc/users"},
         },
@@ -79,7 +80,8 @@ def test_micro_batch_id_names_table_query_and_micro_batch():
     ("events", AVAILABLE_NOW, {"run_seconds": 60}, "apply to the supervised mode only"),
     ("events", SUPERVISED, {"run_seconds": 5}, "run_seconds: 5 must be a whole number from 10 to 21600; leave it unset"),
     ("events", SUPERVISED, {"trigger_seconds": 0}, "trigger_interval_seconds: 0 must be a whole number from 1 to 3600"),
-    ("events", SUPERVISED, {"run_seconds": 20, "trigger_seconds": 20}, "trigger interval 20 s is not shorter than the run of 20 s"),
+    ("events", SUPERVISED, {"run_seconds": 20, "trigger_seconds": 20},
+     "trigger interval 20 s is not shorter than the run of 20 s"),
     ("nope", AVAILABLE_NOW, {}, "table 'nope' is not in the config file"),
 ])
 def test_bad_requests_say_what_to_fix(config, table, mode, kwargs, expected):

@@ -36,7 +36,8 @@ def test_values_json_cannot_encode_are_written_as_strings(capsys):
     assert json.loads(line.removeprefix(RESULT_PREFIX)) == {"at": "2026-11-21 10:00:00+00:00"}
 
 
-@pytest.mark.parametrize("error", [LakeopsError("bad"), ConfigError("table 'x' is not in the config file"), SetupError("no jars"), IngestError("bad batch")])
+@pytest.mark.parametrize("error", [LakeopsError("bad"), ConfigError("table 'x' is not in the config file"), SetupError("no jars"),
+                                   IngestError("bad batch")])
 def test_lakeops_error_returns_2_without_result(capsys, caplog, error):
     def body():
         raise error
@@ -85,7 +86,8 @@ def test_result_line_in_a_real_process():
         "    return {'rows': 7}\n"
         "sys.exit(run_job(body))\n"
     )
-    results = {mode: subprocess.run([sys.executable, "-c", code, mode], capture_output=True, text=True) for mode in ("ok", "config", "crash")}
+    results = {mode: subprocess.run([sys.executable, "-c", code, mode], capture_output=True, text=True)
+               for mode in ("ok", "config", "crash")}
     assert results["ok"].returncode == 0
     assert result_lines(results["ok"].stdout) == ['LAKEOPS_RESULT {"rows": 7}']
     assert results["config"].returncode == 2

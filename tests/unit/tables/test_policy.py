@@ -44,12 +44,14 @@ def test_icebergs_own_properties_carry_their_settings_in_the_safe_direction():
 
 
 def test_a_lakeops_property_beats_icebergs_key_for_the_same_setting():
-    table = build_table(ORDERS, {}, {}, {"write.target-file-size-bytes": "1048576", "lakeops.compaction.target-file-size-mb": "64"})
+    table = build_table(ORDERS, {}, {}, {"write.target-file-size-bytes": "1048576",
+                                         "lakeops.compaction.target-file-size-mb": "64"})
     assert table.compaction.target_file_size_mb == 64
 
 
 def test_list_and_optional_settings_from_properties():
-    table = build_table(ORDERS, {}, {}, {"lakeops.zonemap.columns": "ts, account_id", "lakeops.zonemap.bloom-columns": "account_id",
+    table = build_table(ORDERS, {}, {}, {"lakeops.zonemap.columns": "ts, account_id",
+                                         "lakeops.zonemap.bloom-columns": "account_id",
                                          "lakeops.compaction.max-file-amplification": "none",
                                          "lakeops.compaction.trigger": "schedule"})
     assert table.zonemap.columns == ("ts", "account_id") and table.zonemap.bloom_columns == ("account_id",)
@@ -58,8 +60,10 @@ def test_list_and_optional_settings_from_properties():
 
 
 @pytest.mark.parametrize(("properties", "message"), [
-    ({"lakeops.compaction.min-small-files": "many"}, "property lakeops.compaction.min-small-files: 'many' must be a whole number"),
-    ({"lakeops.compaction.delete-ratio-thresold": "0.2"}, "is not a lakeops setting; did you mean lakeops.compaction.delete-ratio-threshold?"),
+    ({"lakeops.compaction.min-small-files": "many"},
+     "property lakeops.compaction.min-small-files: 'many' must be a whole number"),
+    ({"lakeops.compaction.delete-ratio-thresold": "0.2"},
+     "is not a lakeops setting; did you mean lakeops.compaction.delete-ratio-threshold?"),
     ({"write.target-file-size-bytes": "big"}, "property write.target-file-size-bytes = 'big' is not a whole number"),
     ({"lakeops.retention.orphan-min-age-hours": "1"}, "is shorter than the safe minimum of 24 hours"),
 ])

@@ -33,7 +33,8 @@ from lakeops.zonemap.store import from_arrow, to_arrow
 ICEBERG = {"int": IntegerType(), "long": LongType(), "float": FloatType(), "double": DoubleType(), "string": StringType()}
 ARROW = {"int": pa.int32(), "long": pa.int64(), "float": pa.float32(), "double": pa.float64(), "string": pa.string()}
 WIDER = {"int": "long", "float": "double"}
-STRINGS = ["", "a", "ab", "b", "DE", "DEU", "https://shop.example.com/products/0001", "https://shop.example.com/products/0002", "zz"]
+STRINGS = ["", "a", "ab", "b", "DE", "DEU", "https://shop.example.com/products/0001", "https://shop.example.com/products/0002",
+           "zz"]
 
 
 def f32(x: float) -> float:
@@ -74,7 +75,8 @@ class File:
 
 @dataclass
 class History:
-    cols: list[Col] = field(default_factory=lambda: [Col(1, "a", "int"), Col(2, "b", "float"), Col(3, "s", "string"), Col(4, "t", "long")])
+    cols: list[Col] = field(default_factory=lambda: [Col(1, "a", "int"), Col(2, "b", "float"), Col(3, "s", "string"),
+                                                     Col(4, "t", "long")])
     next_id: int = 5
     live: dict[str, File] = field(default_factory=dict)
     index: dict[str, ZonemapEntry] = field(default_factory=dict)
@@ -96,7 +98,8 @@ class History:
 
     def write(self, rows: list[dict[str, Any]], micro: bool) -> None:
         self.counter += 1
-        stored = [{c.fid: (f32(r[c.name]) if c.kind == "float" and r.get(c.name) is not None else r.get(c.name)) for c in self.cols} for r in rows]
+        stored = [{c.fid: (f32(r[c.name]) if c.kind == "float" and r.get(c.name) is not None else r.get(c.name))
+                   for c in self.cols} for r in rows]
         f = File(f"f{self.counter}", stored)
         self.live[f.path] = f
         if micro:

@@ -84,7 +84,8 @@ def test_the_master_lets_go_of_micro_files_committed_in_its_scope_up_to_its_snap
 
 
 def test_each_zonemap_file_serves_the_snapshots_until_its_replacement():
-    versions = [v("d1", DAILY, "2026-11-20", 10, None, H10, snapshot=100), v("h10", HOURLY, "2026-11-21T10", 12, H10, H10 + HOUR, snapshot=120),
+    versions = [v("d1", DAILY, "2026-11-20", 10, None, H10, snapshot=100),
+                v("h10", HOURLY, "2026-11-21T10", 12, H10, H10 + HOUR, snapshot=120),
                 v("d2", DAILY, "2026-11-21", 15, None, H10 + HOUR, snapshot=150)]
     assert supersessions(versions) == {"d1": 15, "d2": None, "h10": 15}
     sequences = {90: 9, 100: 10, 120: 12, 140: 14, 150: 15, 160: 16}
