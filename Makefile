@@ -18,7 +18,6 @@ export LAKEOPS_TEST_SERVERS_DIR := $(TEST_SERVERS)
 export LAKEOPS_TEST_KAFKA_DIR := $(TEST_KAFKA)
 export AIRFLOW_HOME ?= $(LAKEOPS_DATA_DIR)/airflow
 export AIRFLOW__CORE__DAGS_FOLDER := $(CURDIR)/dags
-export AIRFLOW__CORE__PLUGINS_FOLDER := $(CURDIR)/plugins
 export AIRFLOW__CORE__LOAD_EXAMPLES := False
 # Local Spark: the JSON form; an unencoded spark://local[*] URI silently falls back to YARN.
 export AIRFLOW_CONN_LAKEOPS_SPARK ?= {"conn_type": "spark", "host": "local[*]"}
@@ -48,12 +47,18 @@ check-tools:
 	  { echo "Java 17 is required by Spark 4.1 (found: $$(java -version 2>&1 | head -1)). Install it: apt-get install openjdk-17-jdk-headless"; exit 1; }
 	@command -v mvn >/dev/null || { echo "Maven is required to resolve the Iceberg jars. Install it: apt-get install maven"; exit 1; }
 
+# lakeops itself goes in editable, so Airflow finds its plugin and provider through the package's
+# entry points as it would in an installed lakeops (no plugins folder). The build leaves
+# lakeops.egg-info in the checkout's root: on sys.path there (python -c, pytest) it would be a
+# second copy of those entry points and Airflow would register the plugin twice, so it goes.
 $(VENV)/.installed: requirements.lock pyproject.toml
 	@echo "== installing Python packages from requirements.lock into .venv"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/pip install -q --upgrade pip
 	@$(BIN)/pip install -q -r requirements.lock
 	@$(BIN)/pip install -q --no-deps -e .
+	@rm -rf lakeops.egg-info
+	@$(BIN)/pip check >/dev/null || { $(BIN)/pip check; echo "requirements.lock and the dependency ranges in pyproject.toml disagree (above): align requirements.txt with them and run make lock"; exit 1; }
 	@touch $@
 
 $(JARS)/.resolved: include/jvm/pom.xml

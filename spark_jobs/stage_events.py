@@ -2,27 +2,18 @@
 landed files as data files into the table's staging area and publishes a manifest; it commits
 nothing (the committer does, once for all writers).
 
-    spark-submit spark_jobs/stage_events.py --table events --start 2026-11-21T10:00:00+00:00 \
-        --end 2026-11-21T10:05:00+00:00 --writer 0 --writers 4
+A thin file over lakeops.jobs.stage_events, the module the package ships (Airflow submits that one):
+this file is for submitting by hand from a checkout.
+
+    spark-submit spark_jobs/stage_events.py --table events --start 2026-11-21T10:00:00+00:00 --end 2026-11-21T10:05:00+00:00 \\
+        --writer 0 --writers 4
 """
 
 from __future__ import annotations
 
 import sys
 
-from lakeops.spark.interval_job import interval_parser, run_interval_job
-from lakeops.spark.stage_events import run_stage
-
-
-def main(argv: list[str]) -> int:
-    parser = interval_parser(__doc__)
-    parser.add_argument("--writer", required=True, type=int, help="this writer's index, 0 .. writers - 1")
-    parser.add_argument("--writers", required=True, type=int)
-    args = parser.parse_args(argv)
-    return run_interval_job(
-        args, f"lakeops stage {args.table} writer {args.writer}",
-        lambda spark, config, table, plan: run_stage(spark, config, table, plan, args.writer, args.writers))
-
+from lakeops.jobs.stage_events import main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -23,7 +23,8 @@ SESSION_DIR = Path(tempfile.mkdtemp(prefix="lakeops-tests-"))
 os.environ.update({
     "AIRFLOW_HOME": str(SESSION_DIR / "airflow"),
     "AIRFLOW__CORE__DAGS_FOLDER": str(PROJECT_ROOT / "dags"),
-    "AIRFLOW__CORE__PLUGINS_FOLDER": str(PROJECT_ROOT / "plugins"),
+    # lakeops' plugin comes from the package's entry point, as in an installed lakeops: no plugins folder of ours.
+    "AIRFLOW__CORE__PLUGINS_FOLDER": str(SESSION_DIR / "airflow" / "plugins"),
     "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
     "AIRFLOW_CONN_LAKEOPS_SPARK": '{"conn_type": "spark", "host": "local[2]"}',
     "LAKEOPS_DATA_DIR": str(SESSION_DIR / "data"),

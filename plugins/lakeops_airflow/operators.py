@@ -15,11 +15,12 @@ SPARK_POOL_SLOTS = 2
 
 
 class LakeopsSparkSubmitOperator(SparkSubmitOperator):
-    """spark-submit one of lakeops' jobs (spark_jobs/<job>.py).
+    """spark-submit one of lakeops' jobs (lakeops/jobs/<job>.py, found in the installed package).
 
     The Spark connection, jars and --py-files archive are settled when the task runs, never
     at DAG parse time: the connection comes from the config file's spark.conn_id (unless
-    conn_id is given), the jars from the set-up step, the archive from the running library.
+    conn_id is given), the job file from the package, the jars from the set-up step
+    (LAKEOPS_JARS_DIR), the archive from the running library.
     """
 
     template_fields: Sequence[str] = (*SparkSubmitOperator.template_fields, "job_args")

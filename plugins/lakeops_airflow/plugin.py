@@ -1,4 +1,10 @@
-"""Registers lakeops with Airflow's plugin manager: the table-health page in the UI."""
+"""Registers lakeops with Airflow's plugin manager: the table-health page in the UI.
+
+Airflow finds this class through the package's `airflow.plugins` entry point (pyproject.toml), so
+an installed lakeops needs no plugins folder; pointing a plugins folder at this directory as well
+would register it twice. The triggers and deadline callbacks need no registration: the triggerer
+imports them by their path in the installed package (lakeops_airflow.triggers, .deadlines).
+"""
 
 from __future__ import annotations
 

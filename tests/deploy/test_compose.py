@@ -179,3 +179,63 @@ def test_the_file_as_written_matches_the_compose_schema():
     # The schema is strict: a misspelt key is caught.
     document["services"]["redis"]["imgae"] = "redis:7"
     assert any("imgae" in e.message for e in validator.iter_errors(document))
+
+
+def _dockerfile(path: Path) -> list[list[tuple[str, str]]]:
+    """The Dockerfile's instructions, (KEYWORD, arguments) with continuation lines joined, per stage."""
+    text = path.read_text().replace("\\\n", " ")
+    stages: list[list[tuple[str, str]]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        keyword, _, rest = line.partition(" ")
+        if keyword.upper() == "FROM":
+            stages.append([])
+        stages[-1].append((keyword.upper(), " ".join(rest.split())))
+    return stages
+
+
+def _copies(stage: list[tuple[str, str]]) -> dict[str, str]:
+    """COPY destination -> source (with --from=<stage>: prefix when it copies from another stage)."""
+    out = {}
+    for keyword, args in stage:
+        if keyword == "COPY":
+            words = args.split()
+            flags = [w for w in words if w.startswith("--")]
+            paths = [w for w in words if not w.startswith("--")]
+            origin = next((f.split("=", 1)[1] + ":" for f in flags if f.startswith("--from=")), "")
+            for source in paths[:-1]:
+                out[paths[-1] if len(paths) == 2 else f"{paths[-1]}/{source}"] = origin + source
+    return out
+
+
+def test_the_image_installs_the_wheel_and_airflow_finds_lakeops_through_it(resolved):
+    """The production image installs lakeops from its wheel (dependencies pinned by the lock), never
+    an editable checkout; the Airflow components use no plugins folder, and their DAGs folder,
+    config file and jars are where the Dockerfile puts them."""
+    service = resolved["services"]["airflow-worker"]
+    build = service["build"]
+    dockerfile = Path(build["context"]) / build["dockerfile"]
+    stages = _dockerfile(dockerfile)
+    assert len(stages) == 2, "a build stage (wheel and jars) and the Airflow image"
+    runs = " ".join(args for stage in stages for keyword, args in stage if keyword == "RUN")
+    assert "-e " not in runs and "--editable" not in runs, "the image must not install an editable checkout"
+    assert "pip wheel" in runs and "--no-deps" in runs
+    build_stage, image = stages
+    assert image[0][1].startswith("apache/airflow:3.3.2-python3.11")
+    installs = [args for keyword, args in image if keyword == "RUN" and "pip install" in args]
+    assert installs and all("lakeops-" in args and ".whl" in args and "-c /tmp/requirements.lock" in args for args in installs)
+    copies = _copies(image)
+    assert copies["/tmp/requirements.lock"] == "requirements.lock"
+    assert not any(source.endswith(("plugins", "spark_jobs", ".")) for source in copies.values()), copies
+    assert "lakeops-jars /jars" in " ".join(args for keyword, args in build_stage if keyword == "RUN")
+    for name in AIRFLOW_COMPONENTS | {"airflow-init"}:
+        env = _env(resolved["services"][name])
+        assert "AIRFLOW__CORE__PLUGINS_FOLDER" not in env, f"{name}: the plugin comes from the package's entry point"
+        assert copies[env["AIRFLOW__CORE__DAGS_FOLDER"]] == "dags"
+        assert copies[env["AIRFLOW__LAKEOPS__CONFIG_FILE"]] == "include/lakeops.yaml"
+        assert copies[env["LAKEOPS_JARS_DIR"]].endswith(":/jars")
+    for source in [*copies.values(), *_copies(build_stage).values()]:
+        if ":" not in source:
+            assert (Path(build["context"]) / source).exists(), f"COPY {source}: not in the build context"

@@ -1,6 +1,7 @@
 """A real Airflow 3 deployment for tests: scheduler, dag-processor, triggerer and api-server run as
 separate `airflow` processes on free loopback ports, with a private AIRFLOW_HOME (SQLite metadata DB,
-LocalExecutor), a chosen DAGs folder and this project's plugins.
+LocalExecutor), a chosen DAGs folder and lakeops' plugin, which Airflow finds through the installed
+package's `airflow.plugins` entry point.
 
 Every component runs in its own process group, so stopping one also stops the task and parsing
 processes it started; nothing outlives the fixture.
@@ -43,7 +44,8 @@ def airflow_env(home: Path, dags_folder: Path, api_port: int, extra: dict[str, s
     env.update({
         "AIRFLOW_HOME": str(home),
         "AIRFLOW__CORE__DAGS_FOLDER": str(dags_folder),
-        "AIRFLOW__CORE__PLUGINS_FOLDER": str(PROJECT_ROOT / "plugins"),
+        # No plugins folder of ours: the plugin comes from the package's entry point (a folder would register it twice).
+        "AIRFLOW__CORE__PLUGINS_FOLDER": str(home / "plugins"),
         "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
         "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
         "AIRFLOW__CORE__PARALLELISM": "4",

@@ -1,11 +1,18 @@
-"""lakeops.runtime.spark_submit_command: the command line of a job outside Airflow, as data."""
+"""lakeops.runtime: the spark-submit command of a job as data, the job files found through the
+package, and the jars error that says how to get them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from lakeops.exceptions import SetupError
-from lakeops.runtime import PROJECT_ROOT, REQUIRED_JARS, spark_submit_command
+import lakeops
+from lakeops.exceptions import ConfigError, SetupError
+from lakeops.runtime import JARS_POM, REQUIRED_JARS, job_names, maven_command, spark_jars, spark_job_path, spark_submit_command
+
+PACKAGE = Path(lakeops.__file__).resolve().parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -23,7 +30,7 @@ def test_spark_submit_command(jars, tmp_path):
     assert spark_submit_command("stream_events", ["--table", "events", "--mode", "supervised"], tmp_path) == [
         "spark-submit", "--master", "local[2]", "--name", "lakeops stream_events", "--conf", "spark.log.level=WARN",
         "--jars", ",".join(str(jars / f"{name}-1.0.jar") for name in sorted(REQUIRED_JARS)),
-        "--py-files", "/opt/lakeops/lakeops.zip", str(PROJECT_ROOT / "spark_jobs" / "stream_events.py"),
+        "--py-files", "/opt/lakeops/lakeops.zip", str(PACKAGE / "jobs" / "stream_events.py"),
         "--table", "events", "--mode", "supervised",
     ]
 
@@ -38,5 +45,45 @@ def test_spark_submit_command_builds_the_library_archive_when_none_is_given(jars
 
 def test_spark_submit_command_without_jars_names_the_set_up_step(tmp_path, monkeypatch):
     monkeypatch.setenv("LAKEOPS_JARS_DIR", str(tmp_path / "none"))
-    with pytest.raises(SetupError, match="run `make setup`"):
+    with pytest.raises(SetupError, match="lakeops-jars") as info:
         spark_submit_command("stream_events", [], tmp_path)
+    assert str(tmp_path / "none") in str(info.value) and "LAKEOPS_JARS_DIR" in str(info.value)
+
+
+def test_in_a_checkout_without_the_setting_the_jars_error_names_make_setup(tmp_path, monkeypatch):
+    monkeypatch.delenv("LAKEOPS_JARS_DIR", raising=False)
+    monkeypatch.setattr("lakeops.runtime.checkout_root", lambda: tmp_path)
+    with pytest.raises(SetupError, match=r"run `make setup`"):
+        spark_jars()
+
+
+def test_an_installed_package_without_the_setting_says_how_to_get_the_jars(monkeypatch):
+    monkeypatch.delenv("LAKEOPS_JARS_DIR", raising=False)
+    monkeypatch.setattr("lakeops.runtime.checkout_root", lambda: None)
+    with pytest.raises(SetupError) as info:
+        spark_jars()
+    assert "LAKEOPS_JARS_DIR is not set" in str(info.value) and "lakeops-jars" in str(info.value)
+
+
+def test_every_job_file_is_in_the_package_and_has_a_thin_checkout_twin():
+    names = job_names()
+    assert names == sorted(p.stem for p in (PROJECT_ROOT / "spark_jobs").glob("*.py"))
+    for name in names:
+        path = Path(spark_job_path(name))
+        assert path.parent == PACKAGE / "jobs" and path.is_file()
+        source = path.read_text()
+        assert "def main(argv: list[str]) -> int:" in source and 'if __name__ == "__main__":' in source
+        assert f"from lakeops.jobs.{name} import main" in (PROJECT_ROOT / "spark_jobs" / f"{name}.py").read_text()
+
+
+@pytest.mark.parametrize("name", ["nope", "__init__", "../runtime"])
+def test_an_unknown_job_is_refused_with_the_known_ones(name):
+    with pytest.raises(ConfigError, match="is not a lakeops job; use one of .*ingest_events"):
+        spark_job_path(name)
+
+
+def test_the_shipped_pom_is_the_checkouts_and_maven_copies_its_jars():
+    assert JARS_POM.read_text() == (PROJECT_ROOT / "include" / "jvm" / "pom.xml").read_text()
+    assert maven_command(JARS_POM, Path("/opt/jars")) == [
+        "mvn", "-q", "-B", "-f", str(JARS_POM), "dependency:copy-dependencies", "-DexcludeTransitive=true",
+        "-DoutputDirectory=/opt/jars"]

@@ -109,12 +109,10 @@ def parse_config(data: Any, base_dir: Path) -> LakeopsConfig:
 
 
 def default_config_path() -> Path:
-    """$LAKEOPS_CONFIG, else include/lakeops.yaml beside this package."""
-    import os
+    """$LAKEOPS_CONFIG, else the Airflow setting [lakeops] config_file, else (in a checkout) include/lakeops.yaml."""
+    from lakeops.config_file import resolve_config_path
 
-    if os.environ.get(CONFIG_ENV):
-        return Path(os.environ[CONFIG_ENV])
-    return Path(__file__).resolve().parents[2] / "lakeops.yaml"
+    return resolve_config_path()
 
 
 def load_config(path: str | Path | None = None) -> LakeopsConfig:
