@@ -1,6 +1,9 @@
-"""Health of every maintained table, recorded in the history on a schedule (the table_health DAG), so the
-UI and the user's monitoring have every table's figures, whatever starts its compactions. A table whose
-snapshot has not changed since its last evaluation is evaluated again only once that is a growth window old."""
+"""Health of every maintained table, recorded on a schedule (the table_health DAG): figures in the history,
+the score and its inputs in the score store, gauges through Airflow's metrics, so the UI and the user's
+monitoring have every table's figures, whatever starts its compactions. A table whose snapshot has not changed
+since its last evaluation is evaluated again only once that is a growth window old; meanwhile its gauges are
+sent again from its last evaluation, freshness aged to now. Tables not created yet and tables that cannot be
+read are recorded as such (lakeops.health.scores), without hiding the others."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ def window(times_ms: list[int], now_ms: int, hours: float) -> tuple[int, int]:
     earliest = now_ms - int(hours * HOUR_MS)
     start = max(earliest, min(times_ms, default=now_ms))
     start -= max(int((now_ms - start) * 0.05), 5 * MINUTE_MS)
-    return max(start, earliest), now_ms
+    return max(min(start, now_ms - 10 * MINUTE_MS), earliest), now_ms
 
 
 def tick_step(start_ms: int, end_ms: int, max_ticks: int = MAX_TICKS) -> int:
