@@ -75,7 +75,8 @@ class Point:
 
 def _config(work: Path, tables: int, shape: str) -> Path:
     """A config file of `shape`: discover (a rule finds the tables), listed (each named), ingested (each with a source)."""
-    data: dict[str, Any] = {"catalog": {"name": "fleet", "namespace": NAMESPACE, "data_dir": str(work / "data")}}
+    # one catalog per size: the health history's engine is cached per database URL, so a reused path would outlive its file
+    data: dict[str, Any] = {"catalog": {"name": "fleet", "namespace": NAMESPACE, "data_dir": str(work / f"data-{tables}")}}
     if shape == "discovered":
         data["discover"] = [{"namespaces": [NAMESPACE]}]
     else:
@@ -200,7 +201,7 @@ def run(work: Path, sizes: Sizes) -> list[Point]:
             print(f"{count} tables: table-health index built in {point.ui_index_s * 1000:.0f} ms (after a sweep scoring "
                   f"every table in {point.ui_sweep_s:.1f} s)", flush=True)
         points.append(point)
-        shutil.rmtree(work / "data", ignore_errors=True)
+        shutil.rmtree(work / f"data-{count}", ignore_errors=True)
     return points
 
 

@@ -40,13 +40,19 @@ def _card(label: str, value: str) -> str:
     return f"<div class='card'><div class='v'>{escape(value)}</div><div class='k'>{escape(label)}</div></div>"
 
 
+def _lost(lost: float, applies: bool) -> str:
+    if not applies:
+        return "n/a"
+    return f"−{lost:.1f}" if round(lost, 1) > 0 else "0"
+
+
 def _score(p: TablePage) -> str:
     if p.score is None:
         reason = p.score_error or ("the table does not exist in the catalog yet" if not p.exists else "no evaluation yet")
         return f"<p>{score_badge(None, 'big', 'score')} <span class='none'>{escape(reason)}</span></p>"
     rows = "".join(
         f"<tr data-part='{part.name}'><td class='l'>{escape(part.label)}</td><td class='l'>{escape(part.figure)}</td>"
-        f"<td>{'n/a' if not part.applies else f'−{part.lost:.1f}'}</td><td>{part.weight}</td></tr>" for part in p.score.parts)
+        f"<td>{_lost(part.lost, part.applies)}</td><td>{part.weight}</td></tr>" for part in p.score.parts)
     worst = p.score.worst
     soft = (f"Layout parts are scaled by the small-table factor {p.score.small_table_factor:.2f} (1.0 for a table of 12 or "
             "more files of the target size)." if p.score.small_table_factor < 1 else "")
