@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
@@ -12,6 +12,29 @@ from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOpe
 # `make airflow`/`make demo` and the tests create it; deployments create it with `airflow pools set`.
 SPARK_POOL = "lakeops_spark"
 SPARK_POOL_SLOTS = 2
+
+
+def result_lines(lines: Iterator[Any], found: list[dict[str, Any]]) -> Iterator[Any]:
+    """Pass spark-submit's output lines through, keeping the result of each LAKEOPS_RESULT line in `found`."""
+    from lakeops.cli.jobs import result_of
+
+    for line in lines:
+        text = line.decode(errors="replace") if isinstance(line, bytes) else str(line)
+        try:
+            result = result_of(text.strip())
+        except ValueError:
+            result = None
+        if result is not None:
+            found.append(result)
+        yield line
+
+
+def _capture_results(hook: Any, found: list[dict[str, Any]]) -> None:
+    """Have the hook's log processing (which reads spark-submit's output) hand us the job's result lines."""
+    process = getattr(hook, "_process_spark_submit_log", None)
+    if process is None:  # a provider without it: the result stays in the task log only
+        return
+    hook._process_spark_submit_log = lambda itr: process(result_lines(iter(itr), found))
 
 
 class LakeopsSparkSubmitOperator(SparkSubmitOperator):
@@ -34,7 +57,10 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
         self.job_args = job_args
         self.lakeops_conn_id = conn_id
 
-    def execute(self, context: Any) -> None:
+    def execute(self, context: Any) -> dict[str, Any] | None:  # type: ignore[override]
+        """Run the job; its result (the LAKEOPS_RESULT line it prints) is the task's XCom return value, so the
+        table-health page reads what a run did without parsing logs. None when the driver's output does not come
+        back to spark-submit (cluster deploy mode)."""
         from lakeops.catalog import secret_environment
         from lakeops.config import load_config
         from lakeops.runtime import py_files_archive, spark_jars, spark_job_path
@@ -50,4 +76,8 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
         with tempfile.TemporaryDirectory(prefix="lakeops-submit-") as work_dir:
             self.py_files = py_files_archive(work_dir)
             self.log.info("running lakeops job %s with %s on connection %s", self.job, self.application_args, self._conn_id)
-            return super().execute(context)
+            self._hook = self._get_hook()
+            found: list[dict[str, Any]] = []
+            _capture_results(self._hook, found)
+            super().execute(context)
+        return found[-1] if found else None

@@ -29,6 +29,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 COMPONENTS = ("scheduler", "dag-processor", "triggerer", "api-server")
 HEALTH_COMPONENTS = ("metadatabase", "scheduler", "triggerer", "dag_processor")
 ADMIN_USER = "admin"
+VIEWER_USER = "viewer"
+"""A read-only user (the simple auth manager's viewer role): may read DAG runs, may not trigger them."""
 
 
 def free_port() -> int:
@@ -64,7 +66,7 @@ def airflow_env(home: Path, dags_folder: Path, api_port: int, extra: dict[str, s
         # All components must sign and accept the same tokens.
         "AIRFLOW__API_AUTH__JWT_SECRET": secrets.token_urlsafe(32),
         "AIRFLOW__API__SECRET_KEY": secrets.token_urlsafe(32),
-        "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": f"{ADMIN_USER}:admin",
+        "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": f"{ADMIN_USER}:admin,{VIEWER_USER}:viewer",
         "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_PASSWORDS_FILE": str(home / "passwords.json"),
         # Short loops so a test sees new DAG files, runs and missed deadlines within seconds.
         "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
@@ -94,12 +96,12 @@ class AirflowServices:
     def log_dir(self) -> Path:
         return self.home / "component-logs"
 
-    def password(self) -> str:
-        return json.loads((self.home / "passwords.json").read_text())[ADMIN_USER]
+    def password(self, user: str = ADMIN_USER) -> str:
+        return json.loads((self.home / "passwords.json").read_text())[user]
 
-    def token(self) -> str:
-        """A JWT for the admin user, from the api-server's /auth/token endpoint."""
-        body = json.dumps({"username": ADMIN_USER, "password": self.password()}).encode()
+    def token(self, user: str = ADMIN_USER) -> str:
+        """A JWT for `user` (the admin by default), from the api-server's /auth/token endpoint."""
+        body = json.dumps({"username": user, "password": self.password(user)}).encode()
         request = urllib.request.Request(f"{self.base_url}/auth/token", data=body, method="POST",
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=30) as response:

@@ -28,6 +28,15 @@ from tests.e2e.servers import (
 )
 
 TEST_DAGS = Path(__file__).resolve().parent / "dags"
+DISCOVERED_NAMESPACE = "e2e_discovered"
+"""Every table a test creates in this namespace is maintained by the session's Airflow (a discovery rule)."""
+
+
+def session_config(target: Path) -> Path:
+    """The shipped include/lakeops.yaml plus a discovery rule for DISCOVERED_NAMESPACE."""
+    shipped = (PROJECT_ROOT / "include" / "lakeops.yaml").read_text()
+    target.write_text(f"{shipped}\ndiscover:\n  - namespaces: [{DISCOVERED_NAMESPACE}]\n")
+    return target
 
 
 def build_dags_folder(target: Path) -> Path:
@@ -45,10 +54,12 @@ def airflow_services() -> AirflowServices:
 
     DAGs are created paused: a test unpauses (or triggers) only the DAGs it runs. Use
     `services.cli(...)` for `airflow` commands against it, `services.api(...)` for the REST API
-    and `services.token()` for a bearer token."""
+    and `services.token()` for a bearer token. Its config is the shipped one plus a discovery rule for
+    DISCOVERED_NAMESPACE (`services.env["LAKEOPS_CONFIG"]`)."""
     home = Path(tempfile.mkdtemp(prefix="lakeops-airflow-"))
     started = time.monotonic()
-    services = start_airflow(home / "home", build_dags_folder(home / "dags"))
+    config = session_config(home / "lakeops.yaml")
+    services = start_airflow(home / "home", build_dags_folder(home / "dags"), {"LAKEOPS_CONFIG": str(config)})
     print(f"\nAirflow services healthy at {services.base_url} after {time.monotonic() - started:.1f} s")
     try:
         yield services

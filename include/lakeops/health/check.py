@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from lakeops.config import LakeopsConfig, TableConfig, load_config
 from lakeops.health.compute import compute_health
-from lakeops.health.history import open_history
 from lakeops.health.thresholds import breaches, default_thresholds
 from lakeops.tables.effective import effective
 
@@ -56,7 +55,9 @@ def evaluate_checks(config: LakeopsConfig, table: str, checks: dict[str, dict[st
     limits = {check: resolve_limits(spec, check, overrides) for check, overrides in checks.items()}
     health = compute_health(loaded, spec.compaction, growth_window_hours=config.health.growth_window_hours)
     if record:
-        open_history(config).append(health)
+        from lakeops.health.record import record_evaluation
+
+        record_evaluation(config, loaded, spec, health)
     found = {}
     for check, check_limits in limits.items():
         found[check] = breaches(check, health.partitions, target_bytes=health.target_file_size_bytes, **check_limits)

@@ -116,6 +116,7 @@ class _Totals:
     recent_delete_bytes: int = 0
     dangling_delete_files: int = 0
     dangling_delete_records: int = 0
+    equality_delete_records: int = 0
 
     def add(self, other: _Totals) -> None:
         for name in self.__dataclass_fields__:
@@ -148,6 +149,7 @@ def _totals(group: _Group, small_threshold: int, window_start_ms: int, commit_ms
             t.deletion_vectors += 1
         elif d.content == DataFileContent.EQUALITY_DELETES:
             t.equality_delete_files += 1
+            t.equality_delete_records += d.records
         else:
             t.position_delete_files += 1
         t.delete_records += d.records
@@ -177,6 +179,7 @@ def _figures(t: _Totals, hours: float) -> dict[str, object]:
         "delete_files_added_per_hour": t.recent_delete_files / hours,
         "delete_bytes_added_per_hour": t.recent_delete_bytes / hours,
         "dangling_delete_files": t.dangling_delete_files, "dangling_delete_records": t.dangling_delete_records,
+        "equality_delete_records": t.equality_delete_records,
     }
 
 

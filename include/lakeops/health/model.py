@@ -25,7 +25,7 @@ CompactionPolicy.max_dangling_delete_files).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -56,6 +56,9 @@ class FileFigures:
     """Delete files (included in delete_files) that apply to no live data file."""
     dangling_delete_records: int
     """Their records (included in delete_records)."""
+    equality_delete_records: int = field(default=0, kw_only=True)
+    """Records of the equality delete files (included in delete_records; never dangling): one per deleted key.
+    Keyword-only with a default, so figures stored before it existed still read."""
 
     @property
     def applied_delete_files(self) -> int:
@@ -65,6 +68,11 @@ class FileFigures:
     @property
     def applied_delete_records(self) -> int:
         return self.delete_records - self.dangling_delete_records
+
+    @property
+    def applied_position_delete_records(self) -> int:
+        """Rows marked deleted by the position delete files and deletion vectors a reader applies."""
+        return self.applied_delete_records - (self.equality_delete_records or 0)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,9 @@
-"""Health of every maintained table, recorded in the history on a schedule (the table_health DAG), so the
-UI and the user's monitoring have every table's figures, whatever starts its compactions. A table whose
-snapshot has not changed since its last evaluation is evaluated again only once that is a growth window old."""
+"""Health of every maintained table, recorded on a schedule (the table_health DAG): figures in the history,
+the score and its inputs in the score store, gauges through Airflow's metrics, so the UI and the user's
+monitoring have every table's figures, whatever starts its compactions. A table whose snapshot has not changed
+since its last evaluation is evaluated again only once that is a growth window old; meanwhile its gauges are
+sent again from its last evaluation, freshness aged to now. Tables not created yet and tables that cannot be
+read are recorded as such (lakeops.health.scores), without hiding the others."""
 
 from __future__ import annotations
 
@@ -40,29 +43,40 @@ def sweep(config: LakeopsConfig, catalog: Catalog, tables: list[str] | None = No
 
     from lakeops.health.compute import compute_health
     from lakeops.health.history import open_history
+    from lakeops.health.record import emit_latest, record_evaluation
+    from lakeops.health.scores import FAILED, MISSING, ScoreStore
     from lakeops.tables.effective import effective
 
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     window_ms = int(config.health.growth_window_hours * 3600 * 1000)
     history = open_history(config)
-    latest = history.latest()
+    store = ScoreStore(history.engine)
+    latest, scored = history.latest(), store.latest()
     result = SweepResult()
     names = [config.identifier(t) for t in tables] if tables else [str(t) for t in config.maintained(catalog)]
     for name in names:
         try:
             loaded = catalog.load_table(name)
-            if not due(latest.get(name), loaded.metadata.current_snapshot_id, now_ms, window_ms):
+            last = scored.get(name)
+            if not due(latest.get(name), loaded.metadata.current_snapshot_id, now_ms, window_ms) and last and last.evaluated:
+                emit_latest(name, last.evaluated.inputs, now_ms)  # freshness ages: the gauges go out every sweep
                 result.unchanged.append(name)
                 continue
             spec = effective(config.table(name), loaded)
-            history.append(compute_health(loaded, spec.compaction, now_ms=now_ms,
-                                          growth_window_hours=config.health.growth_window_hours))
+            health = compute_health(loaded, spec.compaction, now_ms=now_ms,
+                                    growth_window_hours=config.health.growth_window_hours)
+            record_evaluation(config, loaded, spec, health, zonemap=True, history=history, store=store)
             result.evaluated.append(name)
         except NoSuchTableError:
             result.missing.append(name)
+            store.record_status(name, MISSING, now_ms)
         except Exception as e:  # noqa: BLE001 - one unreadable table must not hide the others' health
             result.failed[name] = f"{type(e).__name__}: {e}"
             log.error("health of %s cannot be evaluated, the others are: %s", name, result.failed[name])
+            try:
+                store.record_status(name, FAILED, now_ms, result.failed[name][:2000])
+            except Exception:  # noqa: BLE001 - the store itself may be what failed
+                log.exception("health status of %s cannot be stored", name)
     log.info("health sweep: %d evaluated, %d unchanged, %d not created yet, %d failed", len(result.evaluated),
              len(result.unchanged), len(result.missing), len(result.failed))
     return result

@@ -1,48 +1,42 @@
-"""The figures of the table-health page, from Iceberg metadata only (no data file is opened).
-
-Current figures come from lakeops.health (one read of the current snapshot's manifests: exact
-read amplification, small files, delete files by kind). The history comes from the snapshot
-summaries Iceberg writes with every commit (total-data-files, total-delete-files, total-records,
-...), so the history costs no manifest read.
-Read amplification here is the file-count form, (data files + delete files) / data files: exact
-for deletion vectors and file-scoped deletes, a lower bound when one delete file applies to many
-data files (the history plot's form; the current figure is lakeops.health's exact one). Zonemap
-coverage is the share of a snapshot's live files the zonemap index covers, for the most recent
-HISTORY_COVERAGE_SNAPSHOTS snapshots (one manifest read each).
-"""
+"""The figures of one table's page: its score now (evaluated live from metadata: one table is cheap), the stored
+evaluations of the chosen window for the charts, the commits that rewrote or removed files (from the snapshot
+summaries), its effective policy with each value's origin, and its freshness SLA. Airflow's side (maintenance
+runs, missed deadlines, which actions the user may start) is passed in by the plugin."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from lakeops.alerts.freshness import evaluate_freshness
+from lakeops.health.score import HealthScore, ScoreInputs, freshness_lag_s, score
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
 
-    from lakeops.config import CompactionPolicy
+    from lakeops.config import TableConfig
+    from lakeops.health.scores import ScoreRow
+    from lakeops.ui.runs import MaintenanceRun
 
-HISTORY_COVERAGE_SNAPSHOTS = 30
+log = logging.getLogger(__name__)
 MAINTENANCE_OPERATIONS = ("replace", "overwrite", "delete")
-MAINTENANCE_RUNS_SHOWN = 10
+COMMITS_SHOWN = 10
 
 
 @dataclass(frozen=True)
-class HistoryPoint:
+class SnapshotPoint:
     committed_ms: int
     snapshot_id: int
     operation: str
     data_files: int
     delete_files: int
     records: int
-    read_amp_files: float
-    zonemap_coverage: float | None
 
 
 @dataclass(frozen=True)
-class MaintenanceRun:
+class MaintenanceCommit:
     committed_ms: int
     snapshot_id: int
     operation: str
@@ -54,19 +48,46 @@ class MaintenanceRun:
 
 
 @dataclass(frozen=True)
-class TableHealthView:
+class ActionButton:
+    name: str
+    label: str
+    dag_id: str
+    paused: bool | None = None
+
+
+@dataclass
+class TablePage:
     table: str
     exists: bool
-    current: HistoryPoint | None
-    history: list[HistoryPoint]
-    maintenance: list[MaintenanceRun]
-    sla: dict[str, Any]
-    missed_deadlines: list[dict[str, Any]] = field(default_factory=list)
+    now_ms: int
+    score: HealthScore | None = None
+    inputs: ScoreInputs | None = None
     health: dict[str, Any] | None = None
-    """lakeops.health's figures of the current snapshot (partitions summarised as their count)."""
+    """lakeops.health's figures now (partitions as their count)."""
+    score_error: str | None = None
+    history: list[ScoreRow] = field(default_factory=list)
+    window: tuple[int, int] = (0, 0)
+    snapshots: list[SnapshotPoint] = field(default_factory=list)
+    commits: list[MaintenanceCommit] = field(default_factory=list)
+    runs: list[MaintenanceRun] = field(default_factory=list)
+    policy: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sla: dict[str, Any] = field(default_factory=dict)
+    missed_deadlines: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[ActionButton] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "table": self.table, "exists": self.exists, "now_ms": self.now_ms,
+            "score": self.score.as_dict() if self.score else None,
+            "inputs": self.inputs.as_dict() if self.inputs else None, "health": self.health,
+            "score_error": self.score_error,
+            "history": [{"evaluated_at_ms": r.evaluated_at_ms, "score": r.score, "worst": r.worst,
+                         "snapshot_id": r.snapshot_id, "inputs": r.inputs.as_dict()} for r in self.history],
+            "window": list(self.window), "snapshots": [asdict(p) for p in self.snapshots],
+            "commits": [asdict(c) for c in self.commits], "runs": [asdict(r) for r in self.runs],
+            "policy": self.policy, "sla": self.sla, "missed_deadlines": self.missed_deadlines,
+            "actions": [asdict(a) for a in self.actions],
+        }
 
 
 def _int(summary: dict[str, str], key: str) -> int:
@@ -76,41 +97,24 @@ def _int(summary: dict[str, str], key: str) -> int:
         return 0
 
 
-def read_amp_files(data_files: int, delete_files: int) -> float:
-    return (data_files + delete_files) / data_files if data_files else 1.0
-
-
-def _coverage_by_snapshot(table: Table, snapshot_ids: list[int]) -> dict[int, float]:
-    from lakeops.zonemap.index import load_index
-
-    index, _unreadable = load_index(table)
-    indexed = set(index)
-    out = {}
-    for snapshot_id in snapshot_ids:
-        live = [task.file.file_path for task in table.scan(snapshot_id=snapshot_id).plan_files()]
-        out[snapshot_id] = sum(p in indexed for p in live) / len(live) if live else 1.0
-    return out
-
-
-def history_points(table: Table) -> list[HistoryPoint]:
-    """One point per snapshot on the current branch, oldest first."""
-    snapshots = [s for s in (table.snapshot_by_id(e.snapshot_id) for e in table.history()) if s is not None]
-    recent = [s.snapshot_id for s in snapshots[-HISTORY_COVERAGE_SNAPSHOTS:]]
-    coverage = _coverage_by_snapshot(table, recent)
+def snapshot_points(table: Table) -> list[SnapshotPoint]:
+    """One point per snapshot of the current branch, oldest first, from the summaries every commit writes."""
     points = []
-    for snapshot in snapshots:
+    for entry in table.history():
+        snapshot = table.snapshot_by_id(entry.snapshot_id)
+        if snapshot is None:
+            continue
         summary = snapshot.summary.additional_properties if snapshot.summary else {}
-        data, deletes = _int(summary, "total-data-files"), _int(summary, "total-delete-files")
         operation = snapshot.summary.operation.value if snapshot.summary else "unknown"
-        points.append(HistoryPoint(snapshot.timestamp_ms, snapshot.snapshot_id, operation, data, deletes,
-                                   _int(summary, "total-records"), round(read_amp_files(data, deletes), 3),
-                                   coverage.get(snapshot.snapshot_id)))
+        points.append(SnapshotPoint(snapshot.timestamp_ms, snapshot.snapshot_id, operation,
+                                    _int(summary, "total-data-files"), _int(summary, "total-delete-files"),
+                                    _int(summary, "total-records")))
     return points
 
 
-def maintenance_runs(points: list[HistoryPoint], table: Table) -> list[MaintenanceRun]:
+def maintenance_commits(points: list[SnapshotPoint], table: Table) -> list[MaintenanceCommit]:
     """Commits that rewrote or removed files (compaction, rewrites, deletes), newest first, with their effect."""
-    runs = []
+    commits = []
     for before, after in zip(points, points[1:], strict=False):
         if after.operation not in MAINTENANCE_OPERATIONS:
             continue
@@ -118,31 +122,53 @@ def maintenance_runs(points: list[HistoryPoint], table: Table) -> list[Maintenan
         summary = snapshot.summary.additional_properties if snapshot and snapshot.summary else {}
         lakeops_keys = {k: v for k, v in summary.items() if k.startswith("lakeops.")}
         detail = ", ".join(f"{k}={v}" for k, v in sorted(lakeops_keys.items())) or summary.get("spark.app.id", "")
-        runs.append(MaintenanceRun(after.committed_ms, after.snapshot_id, after.operation, before.data_files,
-                                   after.data_files, before.delete_files, after.delete_files, detail))
-    return list(reversed(runs))[:MAINTENANCE_RUNS_SHOWN]
+        commits.append(MaintenanceCommit(after.committed_ms, after.snapshot_id, after.operation, before.data_files,
+                                         after.data_files, before.delete_files, after.delete_files, detail))
+    return list(reversed(commits))[:COMMITS_SHOWN]
 
 
-def current_health(table: Table, policy: CompactionPolicy | None, now: datetime) -> dict[str, Any]:
+def sla_state(inputs: ScoreInputs | None, sla_minutes: int | None, now_ms: int, table: str) -> dict[str, Any]:
+    if sla_minutes is None:
+        return {"freshness_sla_minutes": None, "state": "no SLA configured"}
+    last = inputs.last_data_commit_ms if inputs else None
+    status = evaluate_freshness(table, None if last is None else datetime.fromtimestamp(last / 1000, tz=UTC),
+                                sla_minutes, datetime.fromtimestamp(now_ms / 1000, tz=UTC))
+    return {"freshness_sla_minutes": sla_minutes, "state": "missed" if status.breached else "met",
+            "last_commit_age_seconds": status.age_seconds, "late_seconds": status.late_seconds}
+
+
+def live_score(loaded: Table, spec: TableConfig, now_ms: int,
+               growth_window_hours: float = 1.0) -> tuple[HealthScore, ScoreInputs, dict[str, Any]]:
+    """The table's score now, from its metadata and zonemap index (what the sweep records, not stored)."""
     from lakeops.health.compute import compute_health
+    from lakeops.health.score import inputs_from
+    from lakeops.health.zonemap_figures import zonemap_figures
+    from lakeops.tables.commits import last_data_commit_ms
 
-    health = asdict(compute_health(table, policy, now_ms=int(now.timestamp() * 1000)))
-    health["partitions"] = len(health["partitions"])
-    return health
+    health = compute_health(loaded, spec.compaction, now_ms=now_ms, growth_window_hours=growth_window_hours)
+    inputs = inputs_from(health, spec, last_data_commit_ms(loaded), zonemap_figures(loaded, spec))
+    figures = asdict(health)
+    figures["partitions"] = len(health.partitions)
+    return score(inputs, now_ms), inputs, figures
 
 
-def table_health_view(table: Table | None, name: str, freshness_sla_minutes: int | None, now: datetime,
-                      missed_deadlines: list[dict[str, Any]] | None = None,
-                      policy: CompactionPolicy | None = None) -> TableHealthView:
-    points = history_points(table) if table is not None else []
-    current = points[-1] if points else None
-    last_commit = datetime.fromtimestamp(current.committed_ms / 1000, tz=UTC) if current else None
-    if freshness_sla_minutes is None:
-        sla: dict[str, Any] = {"freshness_sla_minutes": None, "state": "no SLA configured"}
-    else:
-        status = evaluate_freshness(name, last_commit, freshness_sla_minutes, now)
-        sla = {"freshness_sla_minutes": freshness_sla_minutes, "state": "missed" if status.breached else "met",
-               "last_commit_age_seconds": status.age_seconds, "late_seconds": status.late_seconds}
-    return TableHealthView(name, table is not None, current, points,
-                           maintenance_runs(points, table) if table is not None else [], sla, missed_deadlines or [],
-                           current_health(table, policy, now) if table is not None else None)
+def chart_series(rows: list[ScoreRow], now_ms: int, current: tuple[HealthScore, ScoreInputs] | None) -> dict[str, list]:
+    """Series name -> [(time, value)] from the stored evaluations, ending with the live one when given."""
+    points = [(r.evaluated_at_ms, r.score, r.inputs) for r in rows]
+    if current is not None:
+        points.append((now_ms, current[0].score, current[1]))
+    series: dict[str, list[tuple[int, float]]] = {"score": [], "data files": [], "delete files": [],
+                                                   "read amplification (files)": [], "freshness lag (min)": [],
+                                                   "zonemap coverage (%)": []}
+    for at, value, inputs in points:
+        series["score"].append((at, float(value)))
+        series["data files"].append((at, float(inputs.data_files)))
+        if inputs.delete_files is not None:
+            series["delete files"].append((at, float(inputs.delete_files)))
+        series["read amplification (files)"].append((at, inputs.read_amp_files))
+        lag = freshness_lag_s(inputs, at)
+        if lag is not None:
+            series["freshness lag (min)"].append((at, lag / 60))
+        if inputs.zonemap_coverage is not None:
+            series["zonemap coverage (%)"].append((at, inputs.zonemap_coverage * 100))
+    return series

@@ -27,8 +27,9 @@ HEALTH_DOC = """
 ### Table health
 
 Every 15 minutes: the health of every maintained table (data and delete files, read amplification, small files,
-freshness) is evaluated from metadata and recorded in the health history the table-health page reads, when the
-table committed since its last evaluation or that evaluation is a growth window old.
+freshness) is evaluated from metadata, scored (0 to 100) and recorded in the health history the table-health page
+reads, when the table committed since its last evaluation or that evaluation is a growth window old; every table's
+gauges go out through Airflow's metrics (`lakeops.table_health.<gauge>.<table>`).
 """
 
 
