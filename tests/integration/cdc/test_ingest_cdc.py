@@ -48,10 +48,10 @@ def _ingest(spark, config, table, start):
 BAD_LINES = {
     "not json {": "malformed JSON",
     json.dumps({"op": "x", "source": {"lsn": 1}, "after": {"user_id": 1}}): "field op: expected one of",
-    json.dumps({"op": "u", "after": {"user_id": 2}}): "missing or non-integer field source.lsn",
+    json.dumps({"op": "u", "after": {"user_id": 2}}): "field source: expected the event's source block",
     json.dumps({"op": "d", "source": {"lsn": 3}, "before": None}): "op d without a before image",
-    json.dumps({"op": "c", "source": {"lsn": 4}, "after": {"email": "a@b"}}): "missing required field after.user_id",
-    json.dumps({"op": "c", "source": {"lsn": 5}, "after": {"user_id": "seven"}}): "field after.user_id: expected BIGINT",
+    json.dumps({"op": "c", "source": {"lsn": 4}, "after": {"email": "a@b"}}): "missing key field after.user_id",
+    json.dumps({"op": "c", "source": {"lsn": 5}, "after": {"user_id": "seven"}}): "field after.user_id: cannot read \"seven\" as BIGINT",
 }
 
 
