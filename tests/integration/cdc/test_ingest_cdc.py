@@ -51,7 +51,8 @@ BAD_LINES = {
     json.dumps({"op": "u", "after": {"user_id": 2}}): "field source: expected the event's source block",
     json.dumps({"op": "d", "source": {"lsn": 3}, "before": None}): "op d without a before image",
     json.dumps({"op": "c", "source": {"lsn": 4}, "after": {"email": "a@b"}}): "missing key field after.user_id",
-    json.dumps({"op": "c", "source": {"lsn": 5}, "after": {"user_id": "seven"}}): "field after.user_id: cannot read \"seven\" as BIGINT",
+    json.dumps({"op": "c", "source": {"lsn": 5}, "after": {"user_id": "seven"}}):
+        "field after.user_id: cannot read \"seven\" as BIGINT",
 }
 
 

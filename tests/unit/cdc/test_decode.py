@@ -52,7 +52,8 @@ def test_real_postgres_captures_replay_to_the_source_table(fixture, settings):
     assert all(d.reason is None for d in decoded)
     first = decoded[0].values
     assert first == {"id": 1, "amount": Decimal("19.99"), "placed_at": datetime(2026, 3, 1, 12, 0, 0, 123456, tzinfo=UTC),
-                     "local_time": datetime(2026, 3, 1, 14, 0, 0, 123000), "created_local": datetime(2026, 3, 1, 14, 0, 0, 123456),
+                     "local_time": datetime(2026, 3, 1, 14, 0, 0, 123000),
+                     "created_local": datetime(2026, 3, 1, 14, 0, 0, 123456),
                      "due": date(2026, 3, 1), "attrs": '{"qty": 2, "sku": "A-1"}',
                      "ref": "6f1c2b8e-3c55-4c1a-9a57-0e0c7f3e9a01", "note": "first order"}
     assert decoded[1].values["amount"] == Decimal("-12.50")  # two's complement
@@ -223,7 +224,8 @@ def test_records_that_change_no_row_are_counted_and_skipped(line, kind):
      'field after.channel: the table has no column channel (value "web")'),
     (_envelope("d", None, None, {"lsn": 1}), "op d without a before image"),
     (_envelope("u", {"id": 1}, None, {"connector": "mongodb", "ord": 1}), 'field source.connector: "mongodb" has no position'),
-    (_envelope("u", {"id": 1}, None, {"connector": "postgresql", "lsn": "x1"}), 'field source.lsn: expected an integer position, got "x1"'),
+    (_envelope("u", {"id": 1}, None, {"connector": "postgresql", "lsn": "x1"}),
+     'field source.lsn: expected an integer position, got "x1"'),
 ])
 def test_what_cannot_be_applied_names_the_field_and_the_value(line, reason):
     decoded = ChangeDecoder(ORDERS, ("id",), CdcConfig()).decode(line)
