@@ -3,7 +3,7 @@ reduction of a batch to the last change of every key in source order."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lakeops.cdc.decode import ChangeDecoder, TargetColumn
 from lakeops.cdc.sql import KIND, LSN, NEW_FIELDS, OP, TS_MS
@@ -31,7 +31,8 @@ def parse_changes(raw: DataFrame, columns: tuple[LiveColumn, ...], key: tuple[st
 
     decoder = ChangeDecoder(targets, key, settings, unknown_fields, table)
 
-    def decode(value: str | None) -> tuple[Any, ...]:
+    def decode(value):  # no type hints: pyspark would read them as a pandas UDF's
+
         decoded = decoder.decode(value)
         values = decoded.values or {}
         return (decoded.kind, decoded.op, decoded.position, decoded.ts_ms, decoded.reason,

@@ -92,7 +92,9 @@ def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataF
                          *[F.expr(sql).alias(name) for name, sql in columns.items()])
     if columns:
         rows = rows.repartition(*columns)
-    rows = rows.sortWithinPartitions(*columns, *[F.col(f"`{c}`") for c in sort_columns(events)])
+    order = [F.col(c) for c in columns] + [F.col(f"`{c}`") for c in sort_columns(events)]
+    if order:  # a table with neither partitions nor a sort order keeps the lines' order
+        rows = rows.sortWithinPartitions(*order)
     targets = [_target(spec.name, events, data_dirs[spec.name], True, columns),
                _target(spec.quarantine_name, quarantine, data_dirs[spec.quarantine_name], False, {})]
     written: dict[str, list[dict]] = {t.name: [] for t in targets}

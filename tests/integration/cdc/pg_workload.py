@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 import uuid
 from contextlib import closing
 from datetime import UTC, date, datetime, timedelta, timezone
@@ -97,8 +98,9 @@ class RandomWorkload:
         self.records += 2  # the delete event and its tombstone
         self.statements["delete"] += 1
 
-    def run(self, transactions: int) -> None:
-        """Transactions of one to three statements; an update is often followed by more updates of the same key."""
+    def run(self, transactions: int, pause: float = 0.2) -> None:
+        """Transactions of one to three statements, `pause` seconds apart (so they keep coming while lakeops ingests);
+        an update is often followed by more updates of the same key."""
         with closing(self.postgres.connect(self.database, autocommit=False)) as conn:
             for _ in range(transactions):
                 with conn.cursor() as cur:
@@ -113,6 +115,7 @@ class RandomWorkload:
                         else:
                             self._delete(cur, self.rng.choice(self.live))
                 conn.commit()
+                time.sleep(pause)
 
     def finish(self) -> None:
         """End on an insert, so the topic's last record is a change (not a tombstone) that a batch commits."""

@@ -98,8 +98,9 @@ def test_random_changes_through_debezium_end_identical_through_kafka_and_files_a
     writer.join()
 
     # The crash: a real spark-submit of the Kafka ingest, killed between its MERGE and the publish.
-    before = _summaries(config, KAFKA)
+    workload.run(40, pause=0)
     connector.wait_for_records("orders", workload.records)
+    before = _summaries(config, KAFKA)
     submit = spark_submit_command("ingest_cdc", ["--table", KAFKA, "--start", START.isoformat(), "--end",
                                                  (START + FIVE).isoformat(), "--config", str(path)], tmp_path, master="local[1]")
     kill_at_failpoint(submit, INGEST_BEFORE_PUBLISH, tmp_path)
