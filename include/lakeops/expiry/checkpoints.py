@@ -73,7 +73,7 @@ def read_checkpoint(location: str) -> CheckpointNeeds:
     needed = needed_snapshots(texts, committed)
     started: list[int] = []
     for source in listing_dirs(fs, f"{root.rstrip('/')}/sources"):
-        for name in listing(f"sources/{source}/offsets"):
+        for name in batch_ids(listing(f"sources/{source}/offsets")):  # skips the .crc files beside them
             with fs.open_input_stream(f"{root.rstrip('/')}/sources/{source}/offsets/{name}") as stream:
                 started += [s for s in initial_snapshots(stream.read().decode()) if s not in started]
     log.info("streaming checkpoint %s: last committed micro-batch %s, resumes from snapshots %s, started at %s", location,

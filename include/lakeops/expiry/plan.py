@@ -162,22 +162,24 @@ def plan_expiry(snapshots: Iterable[SnapshotInfo], refs: Iterable[RefInfo], requ
         guards.setdefault(snapshot_id, []).append(f"watermark of downstream table {consumer}")
     main = next((r.snapshot_id for r in refs if r.kind == "branch" and r.name == "main"), None)
     for location, needs in sorted((checkpoints or {}).items()):
-        for snapshot_id in needs.started_at:
-            if snapshot_id in by_id:
-                guards.setdefault(snapshot_id, []).append(
-                    f"where the streaming query checkpointed at {location} started (read again at each availableNow start)")
-        for snapshot_id in needs.resume_from:
+        # Iceberg's streaming source walks the ancestry from each of these snapshots to the current one, so each
+        # is kept with every later snapshot.
+        named = [(s, f"last processed by the streaming query checkpointed at {location}") for s in needs.resume_from]
+        named += [(s, f"where the streaming query checkpointed at {location} started (read again at each availableNow "
+                      "start)") for s in needs.started_at]
+        for snapshot_id, reason in named:
             if snapshot_id not in by_id:
                 warnings.append(f"the streaming query checkpointed at {location} needs snapshot {snapshot_id}, which is "
                                 "no longer in the table: it cannot restart from its checkpoint")
                 continue
-            # The query reads on snapshot by snapshot from its offset: it needs that snapshot and every later one.
-            guards.setdefault(snapshot_id, []).append(f"last processed by the streaming query checkpointed at {location}")
+            if not any(location in r for r in guards.get(snapshot_id, [])):
+                guards.setdefault(snapshot_id, []).append(reason)
             for later in _ancestors(main, by_id) if main is not None else ():
                 if later.snapshot_id == snapshot_id:
                     break
-                guards.setdefault(later.snapshot_id, []).append(
-                    f"not read yet by the streaming query checkpointed at {location}")
+                if not any(location in r for r in guards.get(later.snapshot_id, [])):
+                    guards.setdefault(later.snapshot_id, []).append(
+                        f"not read yet by the streaming query checkpointed at {location}")
     live: list[InflightMarker] = []
     stale: list[InflightMarker] = []
     for marker in markers:

@@ -40,11 +40,11 @@ def test_expiry_keeps_what_a_checkpoint_needs_and_every_later_snapshot_and_says_
     snapshots = [SnapshotInfo(i, i - 1 if i > 1 else None, i * 1000) for i in range(1, 7)]
     request = ExpiryRequest(older_than_ms=10_000, retain_last=1, orphan_older_than_ms=0, dry_run=False)
     refs = [RefInfo("main", "branch", 6)]
-    needs = CheckpointNeeds(resume_from=[3, 99], started_at=[1])
+    needs = CheckpointNeeds(resume_from=[3, 99], started_at=[2])
     plan = plan_expiry(snapshots, refs, request, RetentionPolicy(), {}, [], 20_000, {"s3://ck/q1": needs})
-    assert plan.expire == (2,)
+    assert plan.expire == (1,)
     reasons = {k.snapshot_id: k.reason for k in plan.guarded}
-    assert reasons[1] == "where the streaming query checkpointed at s3://ck/q1 started (read again at each availableNow start)"
+    assert reasons[2] == "where the streaming query checkpointed at s3://ck/q1 started (read again at each availableNow start)"
     assert reasons[3] == "last processed by the streaming query checkpointed at s3://ck/q1"
     assert reasons[4] == reasons[5] == "not read yet by the streaming query checkpointed at s3://ck/q1"
     assert any("needs snapshot 99, which is no longer in the table" in w for w in plan.warnings)
