@@ -7,7 +7,9 @@ converter settings (schema + payload) -> a Kafka broker (KRaft). Then:
 * `shop.orders_kafka` reads the topic with Spark's Kafka source (ingest.kafka), each batch from the offsets the
   previous commit recorded in its snapshot summary;
 * `shop.orders_files` reads the same records landed as files (each record's value as a line, a tombstone as
-  `null`), one landing folder per data interval, as a file sink of the topic would leave them.
+  `null`), one landing folder per data interval, as a file sink of the topic would leave them;
+* `shop.orders_stream` streams the topic (availableNow, at most 150 records a micro-batch), each micro-batch
+  merged like a batch.
 Both evolve (the workload adds a column halfway). In the middle, a real spark-submit of the Kafka ingest is killed
 with SIGKILL after its MERGE is written and before it is published; the next run reads the same offsets again.
 """
@@ -28,9 +30,11 @@ from lakeops.failpoints import INGEST_BEFORE_PUBLISH
 from lakeops.generator.files import write_jsonl
 from lakeops.ingest.kafka import offsets_property, parse_offsets
 from lakeops.ingest.plan import plan_ingest
+from lakeops.ingest.stream import AVAILABLE_NOW, plan_stream
 from lakeops.landing import minute_dir
 from lakeops.runtime import spark_submit_command
 from lakeops.spark.ingest_cdc import run_cdc_ingest
+from lakeops.spark.stream_events import run_stream
 from tests.conftest import config_data, register_catalog
 from tests.crash import kill_at_failpoint
 from tests.integration.cdc.pg_workload import ICEBERG_COLUMNS, RandomWorkload
@@ -40,7 +44,7 @@ pytestmark = pytest.mark.spark
 
 START = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 FIVE = timedelta(minutes=5)
-KAFKA, FILES = "shop.orders_kafka", "shop.orders_files"
+KAFKA, FILES, STREAM = "shop.orders_kafka", "shop.orders_files", "shop.orders_stream"
 
 
 def _table(extra: dict) -> dict:
@@ -68,7 +72,9 @@ def test_random_changes_through_debezium_end_identical_through_kafka_and_files_a
     topic = connector.topic("orders")
     kafka = {"topic": topic, "bootstrap_servers": kafka_broker.bootstrap_servers}
     tables = {KAFKA: _table({"ingest": {"format": "cdc", "kafka": kafka, "evolve": "add_columns"}}),
-              FILES: _table({"source": "cdc/orders_files", "ingest": {"format": "cdc", "evolve": "add_columns"}})}
+              FILES: _table({"source": "cdc/orders_files", "ingest": {"format": "cdc", "evolve": "add_columns"}}),
+              STREAM: _table({"ingest": {"format": "cdc", "mode": "streaming", "evolve": "add_columns",
+                                         "kafka": {**kafka, "max_records_per_batch": 150}}})}
     data = config_data(tmp_path, tables)
     path = tmp_path / "lakeops.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -113,8 +119,11 @@ def test_random_changes_through_debezium_end_identical_through_kafka_and_files_a
     land_and_ingest(2)  # the Kafka table's run re-reads the killed run's range under its id, then more
     land_and_ingest(3)
 
+    streamed = run_stream(spark, config, plan_stream(config, STREAM, AVAILABLE_NOW))
+    assert streamed.micro_batches > 1 and streamed.committed == streamed.micro_batches
+
     expected = workload.rows()
-    for table in (FILES, KAFKA):
+    for table in (FILES, KAFKA, STREAM):
         got = _iceberg_rows(config, table)
         assert sorted(got) == sorted(expected), f"{table}: the live keys"
         mismatched = [k for k in expected if got[k] != expected[k]]
@@ -126,6 +135,7 @@ def test_random_changes_through_debezium_end_identical_through_kafka_and_files_a
     assert any(r.keys < r.changes for r in committed), "several changes of one key reduced to the last"
     offsets = parse_offsets(_summaries(config, KAFKA)[0][offsets_property(topic)])
     assert offsets == {0: workload.records}, "the last commit recorded the topic's end"
+    assert parse_offsets(_summaries(config, STREAM)[0][offsets_property(topic)]) == offsets
     kafka_batches = [s["lakeops.batch-id"] for s in _summaries(config, KAFKA) if "lakeops.batch-id" in s]
     assert len(kafka_batches) == len(set(kafka_batches)), "no batch published twice"
     print(f"\n{len(expected)} rows, {workload.records} Kafka records from {workload.statements} statements and 25 snapshot "
