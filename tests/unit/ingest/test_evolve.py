@@ -30,3 +30,16 @@ def test_a_batch_with_an_applied_truncate_deletes_every_row_it_does_not_name():
     sql = merge_sql("c.s.t", "v", ("id", "note"), ("id",), truncate=True)
     assert sql.endswith("WHEN NOT MATCHED BY SOURCE THEN DELETE")
     assert "NOT MATCHED BY SOURCE" not in merge_sql("c.s.t", "v", ("id", "note"), ("id",))
+
+
+def test_json_paths_name_the_top_level_field_they_read():
+    from lakeops.config import IngestConfig
+    from lakeops.spark.events_parse import column_path, known_roots, path_root
+
+    ingest = IngestConfig(fields={"user_id": "$.user.id", "city": "$['geo data'].city", "first": "$.items[0]"})
+    assert [path_root(p) for p in ("$.user.id", "$['geo data'].city", "$.items[0]", "$['plain']")] == \
+        ["user", "geo data", "items", "plain"]
+    assert column_path("user_id", ingest) == "$.user.id" and column_path("other", ingest) == "$['other']"
+    columns = (LiveColumn(1, "user_id", "BIGINT", True), LiveColumn(2, "city", "STRING", False),
+               LiveColumn(3, "first", "STRING", False), LiveColumn(4, "other", "STRING", False))
+    assert known_roots(columns, ingest) == ["geo data", "items", "other", "user"]
