@@ -6,6 +6,8 @@ names the point:
     LAKEOPS_FAILPOINT=committer_after_commit   the staged committer, after its commits, before its clean-up
     LAKEOPS_FAILPOINT=etl_before_publish       the ETL's data is written and staged, not yet published
     LAKEOPS_FAILPOINT=etl_after_publish        the ETL's commit is published, the job has not reported yet
+    LAKEOPS_FAILPOINT=ingest_before_publish    an ingest batch's rows are written and staged (events append or CDC
+                                               MERGE, after the quarantine's commit), not yet published
 
 A process that reaches the named point logs `failpoint <name> reached (pid <pid>)`, creates the
 file LAKEOPS_FAILPOINT_READY names (when set, so a test knows when to kill) and blocks. A point
@@ -25,6 +27,7 @@ WRITER_BEFORE_MANIFEST = "writer_before_manifest"
 COMMITTER_AFTER_COMMIT = "committer_after_commit"
 ETL_BEFORE_PUBLISH = "etl_before_publish"
 ETL_AFTER_PUBLISH = "etl_after_publish"
+INGEST_BEFORE_PUBLISH = "ingest_before_publish"
 MAX_BLOCK_S = 600.0
 
 log = logging.getLogger(__name__)

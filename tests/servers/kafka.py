@@ -27,8 +27,14 @@ class KafkaBroker:
 
 
 def random_cluster_id() -> str:
-    """A cluster id in Kafka's own form (a UUID as 22 characters of URL-safe base64), like `kafka-storage random-uuid`."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A cluster id in Kafka's own form (a UUID as 22 characters of URL-safe base64), like `kafka-storage random-uuid`.
+
+    Never one starting with '-': the storage tool's argument parser would take it for an option (one start in 64 failed
+    so); Kafka's own random-uuid avoids those too."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 def broker_properties(port: int, controller_port: int, log_dir: Path) -> dict[str, str]:

@@ -682,10 +682,37 @@ def test_streaming_commits_each_micro_batch_itself(make_config):
         make_config(events_table(ingest={"mode": "streaming", "commit_mode": "staged"}))
 
 
-def test_only_event_tables_stream(make_config):
-    with pytest.raises(ConfigError, match=r"ingest.format: cdc is merged by one batch job per "
-                                          r"data interval; use mode: batch"):
-        make_config({"tables": {"users": {"ingest": {"format": "cdc", "mode": "streaming"}}}})
+def test_cdc_tables_stream_but_never_stage(make_config):
+    streamed = make_config({"tables": {"users": {"ingest": {"format": "cdc", "mode": "streaming"}}}})
+    assert streamed.table("users").ingest.mode == "streaming"
+    with pytest.raises(ConfigError, match=r"ingest.format: cdc is merged by one job per batch \(or micro-batch\); use "
+                                          r"commit_mode: direct"):
+        make_config({"tables": {"users": {"ingest": {"format": "cdc", "commit_mode": "staged"}}}})
+
+
+def test_kafka_cdc_and_events_settings_are_checked(make_config):
+    kafka = {"topic": "shop.public.orders", "bootstrap_servers": "broker:9092"}
+    table = make_config({"tables": {"orders": {"ingest": {"format": "cdc", "kafka": kafka, "evolve": "add_columns",
+                                                          "cdc": {"temporal_units": {"at": "millis"}, "truncate": "apply"}}}}})
+    ingest = table.table("orders").ingest
+    assert ingest.kafka.topic == "shop.public.orders" and ingest.cdc.unit_of("at", "micros") == "millis"
+    assert ingest.unknown_field_policy == "add_columns"
+    assert make_config({"tables": {"orders": {"ingest": {"format": "cdc"}}}}).table("orders").ingest.unknown_field_policy \
+        == "quarantine"
+    assert make_config(events_table()).table("events").ingest.unknown_field_policy == "ignore"
+    bad = [({"format": "cdc", "kafka": {**kafka, "topic": "a b"}}, r"ingest.kafka.topic: 'a b' is not a Kafka topic name"),
+           ({"kafka": {**kafka, "bootstrap_servers": "broker"}}, r"ingest.kafka.bootstrap_servers: 'broker' must be host:port"),
+           ({"kafka": {**kafka, "options": {"subscribe": "x"}}}, r"ingest.kafka.options: 'subscribe' is set by lakeops"),
+           ({"kafka": kafka, "commit_mode": "staged"}, r"ingest.commit_mode: staged splits landed files"),
+           ({"format": "cdc", "cdc": {"truncate": "drop"}}, r"ingest.cdc.truncate: 'drop' is not one of quarantine, apply, fail"),
+           ({"format": "cdc", "cdc": {"temporal_units": {"at": "secs"}}}, r"ingest.cdc.temporal_units.at: 'secs' is not a unit"),
+           ({"evolve": "yes"}, r"ingest.evolve: 'yes' is not a policy"),
+           ({"unknown_fields": "drop"}, r"ingest.unknown_fields: 'drop' is not a policy"),
+           ({"format": "cdc", "fields": {"a": "$.a"}}, r"ingest.fields maps JSON paths of events to columns"),
+           ({"fields": {"a": "user.id"}}, r"ingest.fields.a: 'user.id' is not a JSON path")]
+    for settings, message in bad:
+        with pytest.raises(ConfigError, match=message):
+            make_config({"tables": {"orders": {"ingest": settings}}})
 
 
 @pytest.mark.parametrize("writers", [0, -1, 65])
@@ -709,14 +736,8 @@ def test_staging_max_age_out_of_range(make_config, hours):
 def test_unknown_ingest_key_is_named(make_config):
     with pytest.raises(ConfigError, match=r"tables.lakeops.events.ingest: unknown key 'writer'; "
                                           r"allowed keys are format, mode, commit_mode, writers, "
-                                          r"staging_max_age_hours"):
+                                          r"staging_max_age_hours, kafka, cdc, fields, evolve, unknown_fields"):
         make_config(events_table(ingest={"writer": 4}))
-
-
-def test_staged_mode_is_for_landed_events_only(make_config):
-    with pytest.raises(ConfigError, match=r"ingest.format: cdc is merged by one batch job per data interval; use mode: "
-                                          r"batch and commit_mode: direct"):
-        make_config({"tables": {"users": {"ingest": {"format": "cdc", "commit_mode": "staged"}}}})
 
 
 def test_an_unknown_ingest_format_is_named(make_config):

@@ -14,7 +14,7 @@ MERGE_ON_READ_PROPERTIES = {
 }
 
 # Columns the parsed change carries besides the table's own.
-OP, LSN, TS_MS = "_op", "_lsn", "_ts_ms"
+OP, LSN, TS_MS, KIND, NEW_FIELDS = "_op", "_pos", "_ts_ms", "_kind", "_new_fields"
 
 
 def cdc_key(configured: tuple[str, ...], identifier_fields: tuple[str, ...], table: str) -> tuple[str, ...]:
@@ -26,11 +26,13 @@ def cdc_key(configured: tuple[str, ...], identifier_fields: tuple[str, ...], tab
     return key
 
 
-def merge_sql(target: str, source_view: str, columns: tuple[str, ...], key: tuple[str, ...]) -> str:
+def merge_sql(target: str, source_view: str, columns: tuple[str, ...], key: tuple[str, ...], truncate: bool = False) -> str:
     """Apply one change per key (already reduced to the last one in source order) to target.
 
     A delete removes the row, any other op upserts the after image; a delete of a key the table
-    does not hold is a no-op (the key was created and deleted inside the batch, or never seen)."""
+    does not hold is a no-op (the key was created and deleted inside the batch, or never seen).
+    truncate: the batch holds an applied truncate and the source view only the changes after it, so
+    every row the view does not name is deleted too, in the same commit."""
     on = " AND ".join(f"t.{quote(k)} = s.{quote(k)}" for k in key)
     updates = ", ".join(f"t.{quote(c)} = s.{quote(c)}" for c in columns if c not in key)
     names = ", ".join(quote(c) for c in columns)
@@ -40,4 +42,5 @@ def merge_sql(target: str, source_view: str, columns: tuple[str, ...], key: tupl
         f"WHEN MATCHED THEN UPDATE SET {updates}\n"
         f"WHEN NOT MATCHED AND s.{OP} <> 'd' THEN INSERT ({names}) "
         f"VALUES ({', '.join(f's.{quote(c)}' for c in columns)})"
+        + ("\nWHEN NOT MATCHED BY SOURCE THEN DELETE" if truncate else "")
     )

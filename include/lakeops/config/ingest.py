@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
+from lakeops.config.sources import CdcConfig, KafkaSourceConfig
 from lakeops.exceptions import ConfigError
 
 STREAM_RUNNERS = ("available_now", "supervised")
@@ -57,6 +59,9 @@ INGEST_FORMATS = ("events", "cdc")
 INGEST_MODES = ("batch", "streaming")
 COMMIT_MODES = ("direct", "staged")
 MAX_WRITERS = 64
+EVOLVE_POLICIES = ("none", "add_columns")
+UNKNOWN_FIELD_POLICIES = ("ignore", "quarantine")
+_JSON_PATH = re.compile(r"^\$((\.[A-Za-z_][A-Za-z0-9_]*)|(\['[^']+'\])|(\[[0-9]+\]))+$")
 
 
 @dataclass(frozen=True)
@@ -86,14 +91,45 @@ class IngestConfig:
     """Parallel writer tasks per run in staged mode (default 4; ignored in direct mode)."""
     staging_max_age_hours: float = 24.0
     """Staging left by dead writers or a killed committer is deleted once older than this (default 24)."""
+    kafka: KafkaSourceConfig | None = None
+    """A Kafka topic to read instead of the landing folder (section ingest.kafka); unset: the landing folder."""
+    cdc: CdcConfig = field(default_factory=CdcConfig)
+    """How change events are decoded and truncates applied (section ingest.cdc; format cdc only)."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """Events: column -> JSON path of its value in each line, e.g. {user_id: $.user.id, country: $.geo.country};
+    a column not listed is read from the top-level field of its own name."""
+    evolve: str = "none"
+    """Schema drift: none (the table's columns stay as they are) or add_columns (a field the table lacks is added
+    as a nullable column, typed from the event's schema or its JSON value, before the batch is written; a column
+    Iceberg can widen, such as int to bigint or a decimal's precision, is widened)."""
+    unknown_fields: str | None = None
+    """A field the table has no column for, when evolve is none: ignore (dropped) or quarantine (the row goes to the
+    quarantine with the field and its value). Default: ignore for events, quarantine for cdc (a new source column
+    is then noticed, not lost)."""
 
     def __post_init__(self) -> None:
         if self.format not in INGEST_FORMATS:
             raise ConfigError(f"ingest.format: {self.format!r} is not an ingest format; use events (JSON lines, appended) "
                               "or cdc (Debezium change events, merged on the table's key)")
-        if self.format == "cdc" and (self.mode != "batch" or self.commit_mode != "direct"):
-            raise ConfigError("ingest.format: cdc is merged by one batch job per data interval; use mode: batch and "
-                              "commit_mode: direct (streaming and staged commits append events)")
+        if self.format == "cdc" and self.commit_mode != "direct":
+            raise ConfigError("ingest.format: cdc is merged by one job per batch (or micro-batch); use commit_mode: direct "
+                              "(staged writers append events)")
+        if self.kafka is not None and self.commit_mode == "staged":
+            raise ConfigError("ingest.commit_mode: staged splits landed files among writers; a Kafka source is read by one "
+                              "job per batch. Use commit_mode: direct with ingest.kafka")
+        if self.evolve not in EVOLVE_POLICIES:
+            raise ConfigError(f"ingest.evolve: {self.evolve!r} is not a policy; use none (the table's columns stay) or "
+                              "add_columns (new fields become columns)")
+        if self.unknown_fields is not None and self.unknown_fields not in UNKNOWN_FIELD_POLICIES:
+            raise ConfigError(f"ingest.unknown_fields: {self.unknown_fields!r} is not a policy; use ignore or quarantine "
+                              "(or evolve: add_columns to add them as columns)")
+        if self.fields and self.format != "events":
+            raise ConfigError("ingest.fields maps JSON paths of events to columns; a cdc table takes its columns from the "
+                              "change events' row images. Remove ingest.fields or use format: events")
+        for column, path in self.fields.items():
+            if not isinstance(path, str) or not _JSON_PATH.match(path):
+                raise ConfigError(f"ingest.fields.{column}: {path!r} is not a JSON path lakeops reads; use $.a.b, "
+                                  "$['a b'].c or $.items[0]")
         if self.mode not in INGEST_MODES:
             raise ConfigError(f"ingest.mode: {self.mode!r} is not an ingest mode; use batch (the ingest_events DAG, one "
                               "batch per data interval) or streaming (the stream_events DAGs)")
@@ -111,3 +147,10 @@ class IngestConfig:
                               "staging younger than this is never deleted, so it must outlast the slowest writer-to-commit run")
 
 
+
+    @property
+    def unknown_field_policy(self) -> str:
+        """What happens to a field the table has no column for: add_columns, ignore or quarantine."""
+        if self.evolve == "add_columns":
+            return "add_columns"
+        return self.unknown_fields or ("quarantine" if self.format == "cdc" else "ignore")

@@ -98,6 +98,7 @@ def render() -> str:
         TableConfig,
         ZonemapConfig,
     )
+    from lakeops.config.sources import CdcConfig, KafkaSourceConfig
     from lakeops.tables.discovery import DiscoveryRule
 
     parts = [BEGIN, "",
@@ -113,7 +114,9 @@ def render() -> str:
     parts += section("retention", RetentionPolicy, "retention.", property_prefix="retention.")
     parts += section("health (thresholds of a table)", HealthThresholds, "health.", property_prefix="health.")
     parts += section("zonemap", ZonemapConfig, "zonemap.", property_prefix="zonemap.")
-    parts += section("ingest", IngestConfig, "ingest.")
+    parts += section("ingest", IngestConfig, "ingest.", skip=("kafka",))
+    parts += section("ingest.kafka", KafkaSourceConfig, "ingest.kafka.")
+    parts += section("ingest.cdc", CdcConfig, "ingest.cdc.")
     parts += section("streaming", StreamingConfig, "streaming.")
     parts += section("alerts", AlertsConfig, "alerts.")
     parts += section("health (the history, top level)", HealthConfig, "health.")

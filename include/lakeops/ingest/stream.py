@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lakeops.config import STREAM_MAX_RUN_SECONDS, LakeopsConfig
+from lakeops.config.sources import KafkaSourceConfig
 from lakeops.exceptions import ConfigError
 from lakeops.ingest.plan import check_ingest_mode
 
@@ -34,6 +35,10 @@ class StreamPlan:
     run_seconds: int | None
     """How long a supervised run lasts; None for availableNow (it ends when the backlog is done)."""
     stop_timeout_seconds: int
+    format: str = "events"
+    """events (micro-batches appended) or cdc (micro-batches merged)."""
+    kafka: KafkaSourceConfig | None = None
+    """The topic the query reads instead of the landing zone."""
 
     def trigger(self) -> dict[str, Any]:
         """Keyword arguments of DataStreamWriter.trigger."""
@@ -75,9 +80,6 @@ def plan_stream(config: LakeopsConfig, table: str, mode: str, run_seconds: int |
                 trigger_seconds: int | None = None) -> StreamPlan:
     """The streaming query of `table` in `mode`; run_seconds / trigger_seconds override the config (supervised)."""
     spec = config.table(table)
-    if spec.ingest.format != "events":
-        raise ConfigError(f"table {spec.name} has ingest.format {spec.ingest.format!r}; streaming ingest appends JSON-lines "
-                          "events. Change data is merged by the batch CDC ingest (ingest.mode: batch)")
     check_ingest_mode(config, table, "streaming")
     if mode not in MODES:
         raise ConfigError(f"streaming mode {mode!r} is unknown; use one of {', '.join(MODES)}")
@@ -103,6 +105,8 @@ def plan_stream(config: LakeopsConfig, table: str, mode: str, run_seconds: int |
         trigger_seconds=trigger if supervised else None,
         run_seconds=run if supervised else None,
         stop_timeout_seconds=streaming.stop_timeout_seconds,
+        format=spec.ingest.format,
+        kafka=spec.ingest.kafka,
     )
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from lakeops.batches import BATCH_ID_PROPERTY, published_snapshot, staged_snapshot
 from lakeops.exceptions import IngestError
+from lakeops.failpoints import failpoint
 from lakeops.tables.identifier import TableId
 
 if TYPE_CHECKING:
@@ -62,11 +63,14 @@ def publish_staged(spark: SparkSession, catalog: Catalog, table: str, batch_id: 
 
 
 def append_once(spark: SparkSession, catalog: Catalog, df: DataFrame, table: str, batch_id: str,
-                summary: dict[str, str]) -> int | None:
+                summary: dict[str, str], failpoint_name: str | None = None) -> int | None:
     """Append df to table unless batch_id is already published. Returns the published snapshot id,
-    or None when an earlier or concurrent run had published the batch (nothing is written twice)."""
+    or None when an earlier or concurrent run had published the batch (nothing is written twice).
+    failpoint_name: a failpoint between staging and publishing (crash tests)."""
     if published_snapshot(_metadata(catalog, table), batch_id) is not None:
         log.info("batch %s is already committed to %s; nothing to do", batch_id, table)
         return None
     staged = stage_batch(spark, catalog, df, table, batch_id, summary)
+    if failpoint_name:
+        failpoint(failpoint_name)
     return publish_staged(spark, catalog, table, batch_id, staged)

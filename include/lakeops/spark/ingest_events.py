@@ -9,10 +9,14 @@ from typing import TYPE_CHECKING
 
 from lakeops.batches import ROWS_PROPERTY, published_snapshot
 from lakeops.catalog import load_catalog
-from lakeops.config import LakeopsConfig
+from lakeops.config import IngestConfig, LakeopsConfig
+from lakeops.failpoints import INGEST_BEFORE_PUBLISH
 from lakeops.ingest.ddl import create_quarantine_sql, table_ddl
 from lakeops.ingest.plan import IngestPlan, check_ingest_mode
 from lakeops.spark.commit import append_once
+from lakeops.spark.events_parse import INGESTED_AT, evolve_event_columns, parse_events
+from lakeops.spark.kafka_batch import plan_kafka_batch
+from lakeops.spark.kafka_source import read_range
 from lakeops.spark.session import jvm
 from lakeops.staging.plan import LandedFile
 from lakeops.tables.effective import effective, zonemap_field_ids
@@ -26,9 +30,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 WAP_PROPERTY = "write.wap.enabled"
-INGESTED_AT = "ingested_at"
-"""The column the job stamps with the ingest time, when the table has one; every other column is read from the line."""
-_TIME_TYPES = ("TIMESTAMP", "TIMESTAMP_NTZ", "DATE")
 
 
 @dataclass(frozen=True)
@@ -93,34 +94,6 @@ def existing_files(spark: SparkSession, dirs: tuple[str, ...]) -> list[str]:
     return [f.path for f in landed_files(spark, dirs)]
 
 
-def parse_events(raw: DataFrame, columns: tuple[LiveColumn, ...]) -> DataFrame:
-    """raw(value, source_file) -> the table's columns typed from each JSON line's top-level fields (times from
-    ISO-8601 strings) + `reason` (null for a good row). The ingested_at column is left to the job."""
-    from pyspark.sql import functions as F
-
-    df = raw.select("value", "source_file", F.expr("try_parse_json(value)").alias("v"))
-    checks = [(F.col("v").isNull(), F.lit("malformed JSON: not a parseable JSON document"))]
-    values = {}
-    for column in columns:
-        if column.name == INGESTED_AT:
-            continue
-        path = "$['" + column.name + "']"
-        found = f"try_variant_get(v, \"{path}\", 'variant')"
-        present = F.expr(f"{found} IS NOT NULL AND NOT is_variant_null({found})")
-        if column.sql_type in _TIME_TYPES:
-            typed = F.expr(f"try_cast(try_variant_get(v, \"{path}\", 'string') AS {column.sql_type})")
-        else:
-            typed = F.expr(f"try_variant_get(v, \"{path}\", '{column.sql_type}')")
-        if column.required:
-            checks.append((F.col("v").isNotNull() & ~present, F.lit(f"missing required field {column.name}")))
-        got = F.expr(f"left(to_json({found}), 80)")
-        checks.append((present & typed.isNull(), F.concat(F.lit(f"field {column.name}: expected {column.sql_type}, got "), got)))
-        values[column.name] = typed
-    reason = F.coalesce(*[F.when(failed, message) for failed, message in checks])
-    df = df.select("value", "source_file", *[expr.alias(name) for name, expr in values.items()], reason.alias("reason"))
-    return df
-
-
 def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int,
                                missing_only: bool = False) -> None:
     """The micro zonemap of the committed batch. The batch is already durable: a failure here is
@@ -143,18 +116,34 @@ def write_zonemap_after_commit(catalog: Catalog, config: LakeopsConfig, table: s
                       "consolidation indexes them", snapshot_id, table)
 
 
-def parsed_lines(raw: DataFrame, columns: tuple[LiveColumn, ...]) -> DataFrame:
-    """raw(value, source_file), parsed (parse_events) and stamped with ingested_at."""
+def parsed_lines(raw: DataFrame, columns: tuple[LiveColumn, ...], ingest: IngestConfig | None = None) -> DataFrame:
+    """raw(value, source_file), parsed (parse_events with the table's ingest settings) and stamped with ingested_at."""
     from pyspark.sql import functions as F
 
-    return parse_events(raw, columns).withColumn(INGESTED_AT, F.current_timestamp())
+    return parse_events(raw, columns, ingest).withColumn(INGESTED_AT, F.current_timestamp())
 
 
-def read_landed(spark: SparkSession, files: list[str], columns: tuple[LiveColumn, ...]) -> DataFrame:
+def landed_lines(spark: SparkSession, files: list[str]) -> DataFrame:
+    """The landed lines of `files`: (value, source_file)."""
+    from pyspark.sql import functions as F
+
+    return spark.read.text(files).withColumn("source_file", F.input_file_name())
+
+
+def read_landed(spark: SparkSession, files: list[str], columns: tuple[LiveColumn, ...],
+                ingest: IngestConfig | None = None) -> DataFrame:
     """The landed lines of `files`, parsed and stamped (parsed_lines)."""
-    from pyspark.sql import functions as F
+    return parsed_lines(landed_lines(spark, files), columns, ingest)
 
-    return parsed_lines(spark.read.text(files).withColumn("source_file", F.input_file_name()), columns)
+
+def current_columns(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str, raw: DataFrame
+                    ) -> tuple[LiveColumn, ...]:
+    """The table's columns for a batch of lines `raw`, after adding the ones the table's policy adds
+    (evolve: add_columns)."""
+    columns = event_columns(catalog.load_table(config.identifier(table)))
+    if evolve_event_columns(spark, config.qualified(table), raw, columns, config.table(table).ingest):
+        columns = event_columns(catalog.load_table(config.identifier(table)))
+    return columns
 
 
 def count_rows(parsed: DataFrame) -> tuple[int, int, int]:
@@ -187,9 +176,9 @@ def quarantine_rows(parsed: DataFrame, table: str, batch_id: str) -> DataFrame:
     return parsed.where(F.col("reason").isNotNull()).select(*quarantine_columns(table, batch_id))
 
 
-def batch_summary(rows: int, quarantined: int, files: int) -> dict[str, str]:
-    """What every commit of a batch carries in its snapshot summary, beside its batch id."""
-    return {ROWS_PROPERTY: str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(files)}
+def batch_summary(rows: int, quarantined: int, files: int, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """What every commit of a batch carries in its snapshot summary, beside its batch id (extra: e.g. Kafka offsets)."""
+    return {ROWS_PROPERTY: str(rows), "lakeops.quarantined": str(quarantined), "lakeops.files": str(files), **(extra or {})}
 
 
 def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan,
@@ -197,6 +186,8 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
     """Ingest the plan's interval, or only `files` of it when given (a share of a split interval,
     under its own batch id)."""
     check_ingest_mode(config, table, "batch")
+    if config.table(table).ingest.kafka is not None:
+        return run_kafka_ingest(spark, config, table)
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: list landed files")
     files = existing_files(spark, plan.source_dirs) if files is None else files
     if not files:
@@ -213,13 +204,33 @@ def run_ingest(spark: SparkSession, config: LakeopsConfig, table: str, plan: Ing
         return IngestResult(plan.batch_id, "already_committed", len(files))
     log.info("batch %s: reading %d files", plan.batch_id, len(files))
     spark.sparkContext.setJobDescription(f"lakeops ingest {plan.batch_id}: parse {len(files)} files")
-    columns = event_columns(catalog.load_table(config.identifier(table)))
-    return commit_events(spark, catalog, config, table, read_landed(spark, files, columns), plan.batch_id, columns,
-                         len(files))
+    raw = landed_lines(spark, files)
+    columns = current_columns(spark, catalog, config, table, raw)
+    return commit_events(spark, catalog, config, table, parsed_lines(raw, columns, config.table(table).ingest),
+                         plan.batch_id, columns, len(files))
+
+
+def run_kafka_ingest(spark: SparkSession, config: LakeopsConfig, table: str) -> IngestResult:
+    """The next offset range of the table's Kafka topic, appended exactly once; the commits carry the end offsets."""
+    catalog = load_catalog(config.catalog)
+    ensure_tables(spark, catalog, config, table)
+    source = config.table(table).ingest.kafka
+    assert source is not None
+    batch = plan_kafka_batch(spark, catalog, config, table)
+    if not batch.offsets.records:
+        log.info("batch %s: no new records in topic %s; nothing to ingest", batch.batch_id, source.topic)
+        return IngestResult(batch.batch_id, "no_input")
+    if published_snapshot(catalog.load_table(config.identifier(table)), batch.batch_id) is not None:
+        return IngestResult(batch.batch_id, "already_committed")
+    raw = read_range(spark, source, batch.offsets).where("value IS NOT NULL").select("value", "source_file")
+    columns = current_columns(spark, catalog, config, table, raw)
+    return commit_events(spark, catalog, config, table, parsed_lines(raw, columns, config.table(table).ingest),
+                         batch.batch_id, columns, 0, batch.summary)
 
 
 def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str, parsed: DataFrame,
-                  batch_id: str, columns: tuple[LiveColumn, ...], files: int | None = None) -> IngestResult:
+                  batch_id: str, columns: tuple[LiveColumn, ...], files: int | None = None,
+                  extra_summary: dict[str, str] | None = None) -> IngestResult:
     """Commit parsed lines (parse_events + ingested_at) as batch batch_id, exactly once: bad lines to
     the quarantine first, then the good rows, then the micro zonemap. `files` None: counted from the
     rows. Shared by batch ingest and every micro-batch of the streaming query."""
@@ -230,7 +241,7 @@ def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
         rows, quarantined, counted_files = count_rows(parsed)
         files = counted_files if files is None else files
         log.info("batch %s: %d files, %d good rows, %d rows to quarantine", batch_id, files, rows, quarantined)
-        summary = batch_summary(rows, quarantined, files)
+        summary = batch_summary(rows, quarantined, files, extra_summary)
         if quarantined:
             spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: quarantine {quarantined} rows")
             quarantine = config.qualified(config.table(table).quarantine_name)
@@ -241,7 +252,7 @@ def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
         if rows:
             spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: commit {rows} rows")
             snapshot = append_once(spark, catalog, good_rows(parsed, columns), config.qualified(table), batch_id,
-                                   summary)
+                                   summary, INGEST_BEFORE_PUBLISH)
             if snapshot is None:  # an earlier or concurrent run of the same batch published it
                 published = published_snapshot(catalog.load_table(config.identifier(table)), batch_id)
                 if published is not None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from lakeops.batches import published_snapshot, staged_snapshot
 from lakeops.exceptions import IngestError
+from lakeops.failpoints import INGEST_BEFORE_PUBLISH, failpoint
 from lakeops.spark.commit import BATCH_ID_PROPERTY, DUPLICATE_PUBLISH
 from lakeops.tables.identifier import TableId
 
@@ -65,6 +66,7 @@ def merge_once(spark: SparkSession, catalog: Catalog, table: str, sql: str, batc
             return None, attempt - 1
         try:
             staged = _stage_merge(spark, catalog, table, sql, batch_id, summary)
+            failpoint(INGEST_BEFORE_PUBLISH)
             spark.sql(f"CALL {spark_catalog}.system.cherrypick_snapshot(table => '{table}', snapshot_id => {int(staged)})")
         except Exception as e:  # py4j/Spark wrap the Java exception; its class and message are in str(e)
             text = str(e)

@@ -16,7 +16,15 @@ from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.failpoints import WRITER_BEFORE_MANIFEST, failpoint
 from lakeops.ingest.plan import IngestPlan, check_ingest_mode
-from lakeops.spark.ingest_events import ensure_tables, event_columns, landed_files, quarantine_columns, read_landed
+from lakeops.spark.ingest_events import (
+    current_columns,
+    ensure_tables,
+    event_columns,
+    landed_files,
+    landed_lines,
+    quarantine_columns,
+    read_landed,
+)
 from lakeops.staging import store
 from lakeops.staging.arrow_files import OUTPUT_SCHEMA, Target, data_file_writer
 from lakeops.staging.manifest import WriterManifest
@@ -84,7 +92,9 @@ def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataF
                          *[F.expr(sql).alias(name) for name, sql in columns.items()])
     if columns:
         rows = rows.repartition(*columns)
-    rows = rows.sortWithinPartitions(*columns, *[F.col(f"`{c}`") for c in sort_columns(events)])
+    order = [F.col(c) for c in columns] + [F.col(f"`{c}`") for c in sort_columns(events)]
+    if order:  # a table with neither partitions nor a sort order keeps the lines' order
+        rows = rows.sortWithinPartitions(*order)
     targets = [_target(spec.name, events, data_dirs[spec.name], True, columns),
                _target(spec.quarantine_name, quarantine, data_dirs[spec.quarantine_name], False, {})]
     written: dict[str, list[dict]] = {t.name: [] for t in targets}
@@ -104,6 +114,8 @@ def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: Inge
     catalog = load_catalog(config.catalog)
     # Even an empty share publishes a manifest, so the committer can tell "nothing to do" from "not done".
     ensure_tables(spark, catalog, config, table)
+    if share:  # evolve: add_columns adds the columns the share's lines need before the writer reads the schema
+        current_columns(spark, catalog, config, table, landed_lines(spark, share))
     events = catalog.load_table(config.identifier(spec.name))
     quarantine = catalog.load_table(config.identifier(spec.quarantine_name))
     if batch_committed(events, quarantine, plan.batch_id):
@@ -119,7 +131,7 @@ def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: Inge
     written: dict[str, list[dict]] = {}
     if share:
         spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}: parse and write {len(share)} files")
-        parsed = read_landed(spark, share, event_columns(events))
+        parsed = read_landed(spark, share, event_columns(events), spec.ingest)
         written = write_staged_files(spark, config, parsed, table, plan.batch_id, events, quarantine, data_dirs)
     rows = sum(f["record_count"] for f in written.get(spec.name, []))
     quarantined = sum(f["record_count"] for f in written.get(spec.quarantine_name, []))

@@ -1,6 +1,8 @@
-"""Run the streaming ingest query of a table: Spark's file source over the landing zone, and a
-foreachBatch sink that commits each micro-batch exactly like a batch ingest (quarantine first, the
-WAP-guarded append under the micro-batch's identity, then the micro zonemap).
+"""Run the streaming ingest query of a table: Spark's file source over the landing zone (or its Kafka source over
+the table's topic), and a foreachBatch sink that commits each micro-batch exactly like a batch ingest (quarantine
+first, the WAP-guarded append, or for a cdc table the MERGE, under the micro-batch's identity, then the micro
+zonemap). A micro-batch read from Kafka records the offsets it read up to in its commits' snapshot summary, and a
+query with a fresh checkpoint starts from the offsets the table recorded.
 
 Exactly once across restarts: Spark writes a micro-batch's offsets (which files) to the checkpoint
 before running it and marks it done in the checkpoint's commit log after; a crash in between makes
@@ -21,8 +23,12 @@ from typing import TYPE_CHECKING, Any
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import IngestError
+from lakeops.ingest.kafka import advanced, offsets_property, render_offsets
 from lakeops.ingest.stream import AVAILABLE_NOW, StreamPlan, micro_batch_id, progress_line
-from lakeops.spark.ingest_events import IngestResult, commit_events, ensure_tables, event_columns, parsed_lines
+from lakeops.spark.cdc_apply import apply_changes
+from lakeops.spark.ingest_events import IngestResult, commit_events, current_columns, ensure_tables, parsed_lines
+from lakeops.spark.kafka_batch import table_offsets
+from lakeops.spark.kafka_source import read_stream
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -82,12 +88,33 @@ class MicroBatchWriter:
         started = time.monotonic()
         # The micro-batch runs in the query's own session (a clone): stage and publish through it. The columns
         # are read per micro-batch, so a column added to the table is filled from the next one on.
-        columns = event_columns(self.catalog.load_table(self.config.identifier(self.plan.table_name)))
-        result = commit_events(batch.sparkSession, self.catalog, self.config, self.plan.table_name,
-                               parsed_lines(batch, columns), batch_id, columns)
+        spark, table = batch.sparkSession, self.plan.table_name
+        extra = self._offsets_summary(batch)
+        raw = batch.select("value", "source_file")
+        if self.plan.format == "cdc":
+            applied = apply_changes(spark, self.catalog, self.config, table, raw, batch_id, 0, extra)
+            result = IngestResult(batch_id, applied.status, applied.files, applied.changes, applied.quarantined,
+                                  applied.snapshot_id)
+        else:
+            raw = raw.where("value IS NOT NULL")
+            columns = current_columns(spark, self.catalog, self.config, table, raw)
+            result = commit_events(spark, self.catalog, self.config, table,
+                                   parsed_lines(raw, columns, self.config.table(table).ingest), batch_id, columns,
+                                   None if self.plan.kafka is None else 0, extra)
         self.results.append(result)
         log.info("micro-batch %d %s: %d files, %d rows, %d quarantined, snapshot %s (%.1f s)", epoch, result.status,
                  result.files, result.rows, result.quarantined, result.snapshot_id, time.monotonic() - started)
+
+
+    def _offsets_summary(self, batch: DataFrame) -> dict[str, str] | None:
+        """For a Kafka micro-batch: the offsets after it (the table's, moved past what it read), for its commits."""
+        from pyspark.sql import functions as F
+
+        if self.plan.kafka is None:
+            return None
+        last = {int(r[0]): int(r[1]) for r in batch.groupBy("partition").agg(F.max("offset")).collect()}
+        offsets = advanced(table_offsets(self.catalog, self.config, self.plan.table_name), last)
+        return {offsets_property(self.plan.kafka.topic): render_offsets(offsets)}
 
 
 def _progress_logger() -> Any:
@@ -112,11 +139,18 @@ def _progress_logger() -> Any:
 
 
 def start_query(spark: SparkSession, plan: StreamPlan, writer: MicroBatchWriter) -> StreamingQuery:
-    """The landing zone as a text stream (value, source_file) into writer, from plan.checkpoint."""
+    """The landing zone as a text stream (value, source_file), or the table's Kafka topic (value, source_file,
+    partition, offset), into writer, from plan.checkpoint."""
     from pyspark.sql import functions as F
 
-    source = (spark.readStream.format("text").options(**plan.source_options()).load(plan.source_glob)
-              .select("value", F.input_file_name().alias("source_file")))
+    if plan.kafka is not None:
+        committed = table_offsets(writer.catalog, writer.config, plan.table_name)
+        starting = (plan.kafka.starting_offsets if not committed
+                    else json.dumps({plan.kafka.topic: {str(p): o for p, o in sorted(committed.items())}}))
+        source = read_stream(spark, plan.kafka, starting)
+    else:
+        source = (spark.readStream.format("text").options(**plan.source_options()).load(plan.source_glob)
+                  .select("value", F.input_file_name().alias("source_file")))
     query = (source.writeStream.queryName(plan.query_name).foreachBatch(writer)
              .option("checkpointLocation", plan.checkpoint).trigger(**plan.trigger()).start())
     writer.bind(query.id)
@@ -161,9 +195,8 @@ def run_stream(spark: SparkSession, config: LakeopsConfig, plan: StreamPlan) -> 
     try:
         spark.sparkContext.setJobDescription(f"lakeops stream {plan.table_name} ({plan.mode})")
         query = start_query(spark, plan, writer)
-        log.info("stream %s (%s): query %s reads %s, checkpoint %s, trigger %s, at most %d files a micro-batch",
-                 plan.table_name, plan.mode, query.id, plan.source_glob, plan.checkpoint, plan.trigger(),
-                 plan.max_files_per_trigger)
+        log.info("stream %s (%s): query %s reads %s, checkpoint %s, trigger %s", plan.table_name, plan.mode, query.id,
+                 f"Kafka topic {plan.kafka.topic}" if plan.kafka else plan.source_glob, plan.checkpoint, plan.trigger())
         if plan.mode == AVAILABLE_NOW:
             query.awaitTermination()
             status = "finished"

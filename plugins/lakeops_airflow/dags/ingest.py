@@ -21,8 +21,8 @@ END = "{{ params.end or (data_interval_end.isoformat() if data_interval_end else
 EVENTS_DOC = """
 ### Ingest {table}: events
 
-Every {minutes} minutes, Spark reads the JSON lines that landed under `{source}/YYYY/MM/DD/HH/mm/` during the
-run's data interval and appends them to `{table}`, exactly once (the batch id is derived from the interval: a
+Every {minutes} minutes, Spark reads the JSON lines {input} and appends them to `{table}`,
+exactly once (the batch id is derived from the interval: a
 retry, a re-run or a backfill commits nothing twice). Bad lines go to `{quarantine}` with the reason; the good
 rows still commit. `plan` reads `ingest.commit_mode` when the run starts: **direct** runs one job that writes
 and commits; **staged** runs `ingest.writers` writer jobs side by side and one commit. Manual runs with no data
@@ -32,8 +32,8 @@ interval: params `start` and `end` (ISO-8601). Backfill by date: `airflow backfi
 CDC_DOC = """
 ### Ingest {table}: change data
 
-Every {minutes} minutes, Spark reads the Debezium change events that landed under `{source}/YYYY/MM/DD/HH/mm/`
-during the run's data interval, reduces them to the last change per key in source order and merges them into
+Every {minutes} minutes, Spark reads the Debezium change events {input}, reduces them to the last change per
+key in source order and merges them into
 `{table}` (merge-on-read), exactly once. Envelopes that cannot be applied go to `{quarantine}` with the reason.
 Intervals apply in order, one run at a time. Manual runs: params `start` and `end` (ISO-8601).
 """
@@ -41,9 +41,17 @@ Intervals apply in order, one run at a time. Manual runs: params `start` and `en
 STREAM_DOC = """
 ### Stream {table}
 
-A Spark Structured Streaming query over `{source}/` commits each micro-batch to `{table}` exactly once (its id
+A Spark Structured Streaming query over {source} commits each micro-batch to `{table}` exactly once (its id
 is the query's id and the micro-batch id, kept in the checkpoint). **{runner}**: {how}
 """
+
+
+def _input(spec: TableConfig) -> str:
+    """Where a run's input comes from, for the DAG's doc."""
+    if spec.ingest.kafka is not None:
+        return (f"that arrived on Kafka topic `{spec.ingest.kafka.topic}` since the last commit (whose snapshot summary "
+                "holds the offsets it read up to)")
+    return f"that landed under `{spec.source_dir}/YYYY/MM/DD/HH/mm/` during the run's data interval"
 
 
 def _interval_schedule(minutes: int) -> CronDataIntervalTimetable:
@@ -59,7 +67,7 @@ def ingest_dag(spec: TableConfig) -> DAG:
     """The ingest DAG of one table: `ingest.<namespace>.<table>`."""
     dag_id = f"ingest.{spec.name}"
     doc = (CDC_DOC if spec.ingest.format == "cdc" else EVENTS_DOC).format(
-        table=spec.name, minutes=spec.ingest_interval_minutes, source=spec.source_dir, quarantine=spec.quarantine_name,
+        table=spec.name, minutes=spec.ingest_interval_minutes, input=_input(spec), quarantine=spec.quarantine_name,
         dag_id=dag_id)
     with DAG(dag_id=dag_id, doc_md=doc, schedule=_interval_schedule(spec.ingest_interval_minutes), start_date=START_DATE,
              catchup=False, max_active_runs=1, tags=["lakeops", "ingest", spec.ingest.format],
@@ -120,7 +128,8 @@ def stream_dag(spec: TableConfig) -> DAG:
            "(the next run resumes from the checkpoint); freshness in seconds, one pool slot held."
            if supervised else f"every {spec.ingest_interval_minutes} minutes the query runs once with "
            "`trigger(availableNow=True)` over everything landed since the checkpoint, then exits.")
-    doc = STREAM_DOC.format(table=spec.name, source=spec.source_dir, runner=spec.streaming.runner, how=how)
+    source = f"Kafka topic `{spec.ingest.kafka.topic}`" if spec.ingest.kafka is not None else f"`{spec.source_dir}/`"
+    doc = STREAM_DOC.format(table=spec.name, source=source, runner=spec.streaming.runner, how=how)
     if supervised:
         params = {
             "run_seconds": Param(None, type=["null", "integer"], minimum=10, maximum=STREAM_MAX_RUN_SECONDS,

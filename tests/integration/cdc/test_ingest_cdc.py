@@ -48,10 +48,11 @@ def _ingest(spark, config, table, start):
 BAD_LINES = {
     "not json {": "malformed JSON",
     json.dumps({"op": "x", "source": {"lsn": 1}, "after": {"user_id": 1}}): "field op: expected one of",
-    json.dumps({"op": "u", "after": {"user_id": 2}}): "missing or non-integer field source.lsn",
+    json.dumps({"op": "u", "after": {"user_id": 2}}): "field source: expected the event's source block",
     json.dumps({"op": "d", "source": {"lsn": 3}, "before": None}): "op d without a before image",
-    json.dumps({"op": "c", "source": {"lsn": 4}, "after": {"email": "a@b"}}): "missing required field after.user_id",
-    json.dumps({"op": "c", "source": {"lsn": 5}, "after": {"user_id": "seven"}}): "field after.user_id: expected BIGINT",
+    json.dumps({"op": "c", "source": {"lsn": 4}, "after": {"email": "a@b"}}): "missing key field after.user_id",
+    json.dumps({"op": "c", "source": {"lsn": 5}, "after": {"user_id": "seven"}}):
+        "field after.user_id: cannot read \"seven\" as BIGINT",
 }
 
 
@@ -141,3 +142,44 @@ def test_an_interval_older_than_a_merged_one_is_refused_and_changes_nothing(cata
     catalog_spark.catalog.refreshTable(lakeops_config.qualified("users"))
     assert _table_rows(catalog_spark, lakeops_config, "users") == before
     assert _ingest(catalog_spark, lakeops_config, "users", START + 2 * FIVE).status == "already_committed"
+
+
+def _change(op: str, lsn: int, row: dict | None) -> str:
+    source = {"connector": "postgresql", "lsn": lsn, "schema": "public", "table": "items"}
+    image = {"before": row, "after": None} if op == "d" else {"before": None, "after": row}
+    return json.dumps({**image, "source": source, "op": op, "ts_ms": lsn})
+
+
+def test_a_truncate_follows_the_tables_policy(catalog_spark, tmp_path):
+    """apply: rows held before the truncate go, the changes after it stay, in one commit; quarantine: nothing is
+    deleted and the truncate is in the quarantine with the reason; fail: the batch changes nothing."""
+    from lakeops.exceptions import IngestError
+    from tests.conftest import make_test_config, register_catalog
+
+    columns = {"id": "bigint not null", "name": "string"}
+    tables = {f"shop.items_{policy}": {"source": f"items_{policy}", "key": ["id"], "create": {"columns": columns},
+                                       "ingest": {"format": "cdc", "cdc": {"truncate": policy}}}
+              for policy in ("apply", "quarantine", "fail")}
+    config = make_test_config(tmp_path, tables)
+    register_catalog(catalog_spark, config)
+    first = [_change("c", 1, {"id": 1, "name": "a"}), _change("c", 2, {"id": 2, "name": "b"})]
+    second = [_change("u", 3, {"id": 2, "name": "b2"}), _change("t", 4, None), _change("c", 5, {"id": 3, "name": "c"}),
+              _change("u", 6, {"id": 3, "name": "c2"})]
+    for policy in ("apply", "quarantine", "fail"):
+        write_jsonl(minute_dir(config.landing_root, f"items_{policy}", START), "a.jsonl", first)
+        write_jsonl(minute_dir(config.landing_root, f"items_{policy}", START + FIVE), "b.jsonl", second)
+        run_cdc_ingest(catalog_spark, config, f"shop.items_{policy}", plan_ingest(config, f"shop.items_{policy}", START,
+                                                                                  START + FIVE))
+
+    def rows(table: str) -> dict:
+        return {r["id"]: r["name"] for r in catalog_spark.table(config.qualified(table)).collect()}
+
+    applied = _ingest(catalog_spark, config, "shop.items_apply", START + FIVE)
+    assert (applied.truncates, applied.quarantined) == (1, 0) and rows("shop.items_apply") == {3: "c2"}
+    kept = _ingest(catalog_spark, config, "shop.items_quarantine", START + FIVE)
+    assert (kept.truncates, kept.quarantined) == (1, 1) and rows("shop.items_quarantine") == {1: "a", 2: "b2", 3: "c2"}
+    reason = catalog_spark.table(config.qualified("shop.items_quarantine_quarantine")).first()["reason"]
+    assert reason.startswith("op t: truncate of public.items; not applied: tables.shop.items_quarantine.ingest.cdc.truncate")
+    with pytest.raises(IngestError, match=r"holds 1 truncate event\(s\) .* ingest.cdc.truncate is fail: nothing was applied"):
+        _ingest(catalog_spark, config, "shop.items_fail", START + FIVE)
+    assert rows("shop.items_fail") == {1: "a", 2: "b"}

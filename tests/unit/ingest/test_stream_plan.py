@@ -75,7 +75,7 @@ def test_micro_batch_id_names_table_query_and_micro_batch():
 
 
 @pytest.mark.parametrize(("table", "mode", "kwargs", "expected"), [
-    ("users", AVAILABLE_NOW, {}, "table lakeops.users has ingest.format 'cdc'; streaming ingest appends JSON-lines events"),
+    ("users", AVAILABLE_NOW, {}, "tables.lakeops.users.ingest.mode is 'batch'"),
     ("events", "continuous", {}, "streaming mode 'continuous' is unknown; use one of available-now, supervised"),
     ("events", AVAILABLE_NOW, {"run_seconds": 60}, "apply to the supervised mode only"),
     ("events", SUPERVISED, {"run_seconds": 5}, "run_seconds: 5 must be a whole number from 10 to 21600; leave it unset"),
