@@ -44,9 +44,10 @@ def stage_units(spark: SparkSession, config: LakeopsConfig, start: datetime, end
     plan = plan_ingest(config, SOURCE, start, end)
     for unit in range(units):
         run_stage(spark, config, SOURCE, plan, unit, units)
-    location = load_catalog(config.catalog).load_table(config.identifier(SOURCE)).location()
-    manifests = read_manifests(location, batch_key(SOURCE, plan.batch_id), plan.batch_id, units)
-    return [list(m.data_files(SOURCE)) for m in manifests]
+    source = config.identifier(SOURCE)
+    location = load_catalog(config.catalog).load_table(source).location()
+    manifests = read_manifests(location, batch_key(source, plan.batch_id), plan.batch_id, units)
+    return [list(m.data_files(source)) for m in manifests]
 
 
 class _RetryCounter(logging.Handler):

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import logging
 from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Any
 
+from lakeops.exceptions import LakeopsError
 from lakeops.ui.runs import RawRun
 
 log = logging.getLogger(__name__)
@@ -99,8 +101,11 @@ def paused(dag_ids: list[str]) -> dict[str, bool]:
                                                         .where(DagModel.dag_id.in_(dag_ids)))}
 
 
-def missed_deadlines(table: str) -> list[dict[str, Any]]:
-    """Missed DAG-run deadlines whose lakeops alert names this table, newest first."""
+def missed_deadlines(table: str, identifier: Callable[[str], str]) -> list[dict[str, Any]]:
+    """Missed DAG-run deadlines whose lakeops alert names this table, newest first.
+
+    `identifier` resolves a name as a DAG wrote it (a bare name in the default namespace, or namespace.table)
+    to the table's identifier, so "events" in a deadline matches the page of lakeops.events."""
     from airflow.models import DagRun
     from airflow.models.deadline import Deadline
     from airflow.utils.session import create_session
@@ -113,9 +118,17 @@ def missed_deadlines(table: str) -> list[dict[str, Any]]:
             .where(Deadline.missed).order_by(Deadline.deadline_time.desc()).limit(500))
         for deadline, run in rows:
             kwargs = ((deadline.callback.data or {}) if deadline.callback else {}).get("kwargs") or {}
-            if kwargs.get("table") == table or (run.conf or {}).get("table") == table:
+            named = [n for n in (kwargs.get("table"), (run.conf or {}).get("table")) if isinstance(n, str)]
+            if any(_same_table(n, table, identifier) for n in named):
                 out.append({"dag_id": run.dag_id, "run_id": run.run_id,
                             "deadline": deadline.deadline_time.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")})
             if len(out) >= MISSED_DEADLINES_SHOWN:
                 break
     return out
+
+
+def _same_table(name: str, table: str, identifier: Callable[[str], str]) -> bool:
+    try:
+        return identifier(name) == table
+    except LakeopsError:  # a name that is no identifier names no table here
+        return False

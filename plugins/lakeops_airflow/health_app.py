@@ -76,7 +76,7 @@ def _page(name: str, user: Any, hours: float) -> Any:
         readable = [d for d in MAINTENANCE_DAGS if may(user, d, "GET")]
         base = _ui_base()
         page.runs = [summarize(r, base) for r in maintenance_runs(name, readable)]
-        page.missed_deadlines = missed_deadlines(name)
+        page.missed_deadlines = missed_deadlines(name, config.identifier)
         actions = [a for a in available(spec) if may(user, a.dag_id)]
         states = paused(sorted({a.dag_id for a in actions}))
         page.actions = [ActionButton(a.name, a.label, a.dag_id, states.get(a.dag_id)) for a in actions]

@@ -41,7 +41,7 @@ def test_the_watcher_starts_a_compaction_run_and_then_stays_quiet(spark, tmp_pat
     home = Path(tempfile.mkdtemp(prefix="lakeops-airflow-watch-"))
     dags = home / "dags"
     dags.mkdir()
-    (dags / f"{DAG_ID}.py").symlink_to(PROJECT_ROOT / "dags" / f"{DAG_ID}.py")
+    (dags / "lakeops_dags.py").symlink_to(PROJECT_ROOT / "dags" / "lakeops_dags.py")  # renders every lakeops DAG
     services = start_airflow(home / "home", dags, {
         "LAKEOPS_CONFIG": str(config_path), "LAKEOPS_DATA_DIR": str(tmp_path / "data"),
         "AIRFLOW_CONN_LAKEOPS_SPARK": json.dumps({"conn_type": "spark", "host": "local[2]"})})
