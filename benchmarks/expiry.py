@@ -95,7 +95,7 @@ def run(sizes: Sizes, spark: SparkSession | None = None) -> tuple[list[list[str]
         older_than = datetime.now(UTC).replace(microsecond=0)
         run_began = time.perf_counter()
         run = run_dag_test(dag, older_than + timedelta(days=1),
-                           {"table": name, "older_than": older_than.isoformat(), "retain_last": sizes.retain_last})
+                           {"tables": [name], "older_than": older_than.isoformat(), "retain_last": sizes.retain_last})
         took = time.perf_counter() - run_began
         table = catalog.load_table(config.identifier(name))
         after_files, after_bytes = files_on_disk(table)
