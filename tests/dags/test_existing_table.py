@@ -1,11 +1,13 @@
-"""A table lakeops did not create, maintained end to end through the rendered DAGs (dag.test()): a custom
-schema in a two-level namespace, partitioned by transforms of its own columns, written by pyiceberg appends
-and by Spark SQL UPDATE and DELETE in merge-on-read mode, with its retention in its own table properties.
-Health sees its delete files, compaction folds them, expiry applies the table-property retention, a zonemap
-is built from its manifests and prunes; after each step the rows equal those read before it."""
+"""A table lakeops did not create, in a SQL catalog on a real PostgreSQL server (credentials in an Airflow
+connection), maintained end to end through the rendered DAGs (dag.test()): a custom schema in a two-level
+namespace, partitioned by transforms of its own columns, written by pyiceberg appends and by Spark SQL UPDATE and
+DELETE in merge-on-read mode, with its retention in its own table properties. Health sees its delete files,
+compaction folds them, expiry applies the table-property retention, a zonemap is built from its manifests and
+prunes; after each step the rows equal those read before it."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -55,11 +57,21 @@ def _batch(first: int, count: int) -> pa.Table:
 
 
 @pytest.fixture()
-def existing(spark, tmp_path, monkeypatch):
-    """The user's config (their table named, nothing else) and their table, written by two other writers."""
+def existing(spark, tmp_path, monkeypatch, postgres_server, postgres_database):
+    """The user's config (their catalog and table named, nothing else) and their table, written by two other writers.
+
+    The catalog is Iceberg's JDBC catalog (pyiceberg's SqlCatalog) in a PostgreSQL database of its own; its login
+    is in the Airflow connection the catalog block names, as an operator would keep it."""
+    connection = {"conn_type": "postgres", "login": postgres_server.superuser, "password": postgres_server.password}
+    monkeypatch.setenv("AIRFLOW_CONN_USER_LAKE_DB", json.dumps(connection))
+    for name in ("LAKEOPS_CATALOG_USER", "LAKEOPS_CATALOG_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
     path = tmp_path / "lakeops.yaml"
     path.write_text(yaml.safe_dump({
-        "catalog": {"name": "user_lake", "namespace": "default", "data_dir": str(tmp_path / "data")},
+        "catalog": {"kind": "sql", "name": "user_lake", "namespace": "default", "conn_id": "user_lake_db",
+                    "uri": f"postgresql://{postgres_server.host}:{postgres_server.port}/{postgres_database}",
+                    "warehouse": (tmp_path / "warehouse").as_uri()},
+        "health": {"history_url": f"sqlite:///{tmp_path / 'health.db'}"},
         "tables": {TABLE: {"zonemap": {"columns": ["ts", "account_id"], "bloom_columns": ["account_id"]},
                            "compaction": {"trigger": "schedule"}}},
     }))

@@ -414,7 +414,7 @@ def test_wrong_types_are_rejected(make_config, data, expected):
 
 
 def test_bad_catalog_kind(make_config):
-    with pytest.raises(ConfigError, match=r"catalog.kind: 'hiv' is not supported; use one of embedded, rest"):
+    with pytest.raises(ConfigError, match=r"catalog.kind: 'hiv' is not supported; use one of embedded, sql, rest, glue, hive"):
         make_config({"catalog": {"kind": "hiv"}})
 
 

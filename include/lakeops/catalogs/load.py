@@ -6,10 +6,9 @@ are resolved on each call (lakeops.catalogs.secrets) and only masked settings re
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lakeops.catalogs.config import CatalogConfig, storage_of_location
 from lakeops.catalogs.fileio import remember_tables
@@ -21,61 +20,42 @@ from lakeops.exceptions import CatalogError
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
 
-    from lakeops.config import CatalogConfig as ConfigFileCatalog
-
-    AnyCatalogConfig = CatalogConfig | ConfigFileCatalog
-    """This package's CatalogConfig, or the one lakeops.config names (the same class once it imports this one)."""
-
 log = logging.getLogger(__name__)
 
 
-def as_catalog_config(catalog: AnyCatalogConfig | Any) -> CatalogConfig:
-    """catalog as a CatalogConfig: a catalog block of another dataclass type (an older lakeops.config's,
-    with a subset of the fields) is rebuilt from its fields, so both are accepted."""
-    if isinstance(catalog, CatalogConfig):
-        return catalog
-    names = {f.name for f in dataclasses.fields(CatalogConfig)}
-    return CatalogConfig(**{f.name: getattr(catalog, f.name) for f in dataclasses.fields(catalog) if f.name in names})
-
-
-def ensure_embedded_storage(catalog: AnyCatalogConfig) -> None:
+def ensure_embedded_storage(catalog: CatalogConfig) -> None:
     """SQLite cannot create its file in a missing folder: create the embedded data dir first."""
-    catalog = as_catalog_config(catalog)
     if catalog.kind == "embedded":
         catalog.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
 
 
-def pyiceberg_catalog_props(catalog: AnyCatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
+def pyiceberg_catalog_props(catalog: CatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """Properties for pyiceberg's load_catalog, with the secrets of env (default: os.environ) or the connection."""
-    catalog = as_catalog_config(catalog)
     return pyiceberg_properties(catalog, resolve(catalog, env))
 
 
-def spark_catalog_conf(catalog: AnyCatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
+def spark_catalog_conf(catalog: CatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """Spark settings registering the catalog (secrets included: for a session's builder, never for a command line)."""
-    catalog = as_catalog_config(catalog)
     return spark_catalog_settings(catalog, resolve(catalog, env))
 
 
-def spark_s3_conf(catalog: AnyCatalogConfig) -> dict[str, str]:
+def spark_s3_conf(catalog: CatalogConfig) -> dict[str, str]:
     """Hadoop S3A settings for paths Spark reads on S3; {} unless the data is on S3."""
-    return spark_s3a_settings(as_catalog_config(catalog))
+    return spark_s3a_settings(catalog)
 
 
-def storage_props(catalog: AnyCatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
+def storage_props(catalog: CatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """FileIO properties of the catalog's storage alone (no catalog secrets), for processes that only write
     data files, such as Spark executors: S3 settings and keys from env, and the pass-through maps."""
     import os
 
-    catalog = as_catalog_config(catalog)
     return {**pyiceberg_s3(catalog, from_env(os.environ if env is None else env)), **catalog.properties, **catalog.pyiceberg}
 
 
-def load_catalog(catalog: AnyCatalogConfig, secrets: CatalogSecrets | None = None) -> Catalog:
+def load_catalog(catalog: CatalogConfig, secrets: CatalogSecrets | None = None) -> Catalog:
     """The pyiceberg catalog (metadata reads, cheap commits), remembering each table's FileIO for lakeops' own files."""
     from pyiceberg.catalog import load_catalog as pyiceberg_load_catalog
 
-    catalog = as_catalog_config(catalog)
     ensure_embedded_storage(catalog)
     secrets = resolve(catalog) if secrets is None else secrets
     props = pyiceberg_properties(catalog, secrets)
@@ -90,7 +70,7 @@ def load_catalog(catalog: AnyCatalogConfig, secrets: CatalogSecrets | None = Non
     return remember_tables(loaded, warehouse)
 
 
-def secret_environment(catalog: AnyCatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
+def secret_environment(catalog: CatalogConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The catalog's secrets a child process such as spark-submit would not inherit from env (those read from
     the Airflow connection), as environment variables: it then needs neither Airflow nor the connection, and no
     secret is on its command line. {} when the environment already holds them all."""
@@ -99,4 +79,4 @@ def secret_environment(catalog: AnyCatalogConfig, env: Mapping[str, str] | None 
     from lakeops.catalogs.secrets import environment
 
     env = os.environ if env is None else env
-    return {k: v for k, v in environment(resolve(as_catalog_config(catalog), env)).items() if env.get(k) != v}
+    return {k: v for k, v in environment(resolve(catalog, env)).items() if env.get(k) != v}
