@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lakeops.tables.definition import split_top_level
+
 
 @dataclass(frozen=True)
 class SqlType:
@@ -27,21 +29,6 @@ class SqlType:
         return self.name
 
 
-def _split_top(text: str) -> list[str]:
-    """Split on commas that are not inside <> or ()."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
 def parse_sql_type(text: str) -> SqlType:
     """'DECIMAL(12, 2)' -> SqlType('DECIMAL', 12, 2); 'ARRAY<BIGINT>', 'MAP<STRING, STRING>', 'STRUCT<a: INT>' nest."""
     text = text.strip()
@@ -52,7 +39,7 @@ def parse_sql_type(text: str) -> SqlType:
         return SqlType("DECIMAL", precision, scale)
     if upper.startswith(("ARRAY<", "MAP<", "STRUCT<")):
         name = upper[:upper.index("<")]
-        parts = _split_top(text[text.index("<") + 1:text.rindex(">")])
+        parts = [p for p in split_top_level(text[text.index("<") + 1:text.rindex(">")]) if p]
         if name == "ARRAY":
             return SqlType(name, children=(("element", parse_sql_type(parts[0])),))
         if name == "MAP":

@@ -143,7 +143,8 @@ def _size(value: float) -> str:
     return f"{value:.0f} B"
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """A duration as people read it on a page: seconds, minutes, hours or days, one unit."""
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 7200:
@@ -188,7 +189,7 @@ def _penalties(i: ScoreInputs, now_ms: int) -> dict[str, tuple[float, str, bool]
             out["freshness"] = (1.0, f"rows never changed (SLA {i.freshness_sla_minutes} min)", True)
         else:
             out["freshness"] = (min(1.0, max(0.0, lag - sla_s) / sla_s),
-                                f"rows changed {_duration(lag)} ago (SLA {i.freshness_sla_minutes} min)", True)
+                                f"rows changed {duration_text(lag)} ago (SLA {i.freshness_sla_minutes} min)", True)
     if i.zonemap_coverage is None:
         out["zonemap_coverage"] = (0.0, "no zonemap columns", False)
         out["zonemap_pruning"] = (0.0, "no zonemap columns", False)

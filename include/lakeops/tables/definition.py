@@ -18,8 +18,8 @@ _TRANSFORM = re.compile(r"(\w+)\s*\(\s*(?:(\d+)\s*,\s*)?([A-Za-z_][A-Za-z0-9_]*)
 TIME_TRANSFORMS = ("year", "month", "day", "hour")
 
 
-def _split_top(text: str) -> list[str]:
-    """Split on commas outside angle brackets and parentheses."""
+def split_top_level(text: str) -> list[str]:
+    """Split a type's inner text on commas outside angle brackets and parentheses, each part stripped."""
     parts, depth, start = [], 0, 0
     for i, char in enumerate(text):
         if char in "<(":
@@ -46,7 +46,7 @@ def normalize_type(value: str, where: str) -> str:
         return f"DECIMAL({precision}, {scale})"
     for kind, arity in (("ARRAY", 1), ("MAP", 2), ("STRUCT", None)):
         if upper.startswith(kind + "<") and upper.endswith(">"):
-            inner = _split_top(text[len(kind) + 1:-1])
+            inner = split_top_level(text[len(kind) + 1:-1])
             if kind == "STRUCT":
                 fields = []
                 for item in inner:

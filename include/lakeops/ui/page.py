@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from html import escape
 
+from lakeops.health.score import duration_text
+
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:16px;color:#1f2933;background:#fff}
 h1{font-size:20px;margin:0 0 12px} h2{font-size:16px;margin:20px 0 8px}
@@ -37,15 +39,7 @@ def time_text(ms: int | None) -> str:
 
 
 def age_text(seconds: float | None) -> str:
-    if seconds is None:
-        return "never"
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} d"
+    return "never" if seconds is None else duration_text(seconds)
 
 
 def score_class(value: int | None) -> str:
