@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.e2e.airflow_services import PROJECT_ROOT, AirflowServices, start_airflow
 from tests.e2e.servers import (
@@ -32,10 +33,16 @@ DISCOVERED_NAMESPACE = "e2e_discovered"
 """Every table a test creates in this namespace is maintained by the session's Airflow (a discovery rule)."""
 
 
+NEVER_CREATED = "e2e.never_created"
+"""A table the session's config names and no test creates: the health pages show it as not created yet."""
+
+
 def session_config(target: Path) -> Path:
-    """The shipped include/lakeops.yaml plus a discovery rule for DISCOVERED_NAMESPACE."""
-    shipped = (PROJECT_ROOT / "include" / "lakeops.yaml").read_text()
-    target.write_text(f"{shipped}\ndiscover:\n  - namespaces: [{DISCOVERED_NAMESPACE}]\n")
+    """The shipped include/lakeops.yaml plus a discovery rule for DISCOVERED_NAMESPACE and NEVER_CREATED."""
+    config = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
+    config["discover"] = [{"namespaces": [DISCOVERED_NAMESPACE]}]
+    config["tables"][NEVER_CREATED] = {}
+    target.write_text(yaml.safe_dump(config, sort_keys=False))
     return target
 
 

@@ -87,7 +87,7 @@ def test_ingest_dag_on_spark_cluster_rest_catalog_and_s3(stack):
 
     # The job ran on the cluster, with executors on both workers.
     master = http_json(f"{stack.spark.master_ui}/json")
-    assert any(app["name"] == "lakeops ingest events" for app in master["completedapps"]), master["completedapps"]
+    assert any(app["name"] == "lakeops ingest lakeops.events" for app in master["completedapps"]), master["completedapps"]
     for worker_ui in stack.spark.worker_uis:
         worker = http_json(f"{worker_ui}/json")
         assert worker["finishedexecutors"] or worker["executors"], f"no executor ran on {worker_ui}"
@@ -164,4 +164,4 @@ def test_cdc_and_compaction_dags_on_the_cluster(stack):
     # The rewritten files are on S3 and the compaction job ran on the cluster.
     assert all(t.file.file_path.startswith(f"s3://{BUCKET}/warehouse/") for t in orders.scan().plan_files())
     master = http_json(f"{stack.spark.master_ui}/json")
-    assert any(app["name"] == "lakeops compact orders" for app in master["completedapps"]), master["completedapps"]
+    assert any(app["name"] == "lakeops compact lakeops.orders" for app in master["completedapps"]), master["completedapps"]

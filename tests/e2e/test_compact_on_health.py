@@ -56,7 +56,8 @@ def test_the_watcher_starts_a_compaction_run_and_then_stays_quiet(spark, tmp_pat
         tasks = services.api("GET", f"/api/v2/dags/{DAG_ID}/dagRuns/{run['dag_run_id']}/taskInstances")["task_instances"]
         assert run["run_type"] == "asset_triggered" and run["state"] == "success", (run, tasks, services.logs_tail())
         assert sorted((t["task_id"], t["map_index"], t["state"]) for t in tasks) == [("compact", 0, "success"),
-                                                                                      ("plan", -1, "success")]
+                                                                                      ("plan", -1, "success"),
+                                                                                      ("report", -1, "success")]
         events = services.api("GET", "/api/v2/assets/events?limit=10")["asset_events"]
         assert [e["extra"]["payload"]["table"] for e in events] == ["lakeops.orders"]
 

@@ -21,7 +21,7 @@ from lakeops.config import load_config
 from lakeops.health.sweep import sweep
 from tests.e2e.airflow_services import PROJECT_ROOT, VIEWER_USER
 from tests.e2e.chromium import CHROMIUM, Browser
-from tests.e2e.conftest import DISCOVERED_NAMESPACE
+from tests.e2e.conftest import DISCOVERED_NAMESPACE, NEVER_CREATED
 
 pytestmark = [pytest.mark.airflow, pytest.mark.e2e]
 ARTIFACTS = PROJECT_ROOT / "build" / "test-artifacts"
@@ -137,7 +137,7 @@ def test_index_worst_first_table_page_and_compact_dry_run_in_chromium(airflow_se
     assert order.index(bad) < order.index(good), order
     assert rows[bad][0] == "ok" and int(rows[bad][1]) < int(rows[good][1]) == 100 and "small files" in rows[bad][2]
     not_created = [t for t, (status, _, _) in rows.items() if status == "not created yet"]
-    assert "lakeops.events" in not_created and order[-len(not_created):] == sorted(not_created)
+    assert NEVER_CREATED in not_created and order[-len(not_created):] == sorted(not_created)
 
     assert title == f"Table health: {bad}" and score == figures["score"]["score"] < 100
     assert parts == ["small_files", "equality_deletes", "position_deletes", "read_amplification", "freshness",
