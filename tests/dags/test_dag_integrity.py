@@ -247,11 +247,18 @@ def _strict_dags(strict_dagbag, dag_file: Path) -> list:
     return dags
 
 
+def _is_spark(task, spark_operator: type) -> bool:
+    """A spark-submit task, mapped (its operator_class) or not."""
+    cls = getattr(task, "operator_class", type(task))
+    return isinstance(cls, type) and issubclass(cls, spark_operator)
+
+
 def _convention_problems(dag) -> list[str]:
     from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
     from airflow.serialization.encoders import coerce_to_core_timetable
     from airflow.timetables.trigger import CronTriggerTimetable
 
+    from lakeops_airflow.dag_defaults import INGEST_PRIORITY, MAINTENANCE_PRIORITY
     from lakeops_airflow.operators import SPARK_POOL
 
     problems = []
@@ -271,8 +278,14 @@ def _convention_problems(dag) -> list[str]:
         if not task.retry_exponential_backoff:
             problems.append(f"task {task.task_id}: retries without backoff; set retry_exponential_backoff=True "
                             "(and max_retry_delay) in default_args")
-        if isinstance(task, SparkSubmitOperator) and task.pool != SPARK_POOL:
+        if _is_spark(task, SparkSubmitOperator) and task.pool != SPARK_POOL:
             problems.append(f"task {task.task_id}: a Spark task outside pool {SPARK_POOL!r} (pool={task.pool!r})")
+    # The shared Spark pool serves ingest first: a queue of mapped maintenance tasks never delays a table's freshness.
+    priority = INGEST_PRIORITY if "ingest" in set(dag.tags or ()) else MAINTENANCE_PRIORITY
+    for task in dag.tasks:
+        if _is_spark(task, SparkSubmitOperator) and task.priority_weight != priority:
+            problems.append(f"task {task.task_id}: priority_weight {task.priority_weight!r} in pool {SPARK_POOL!r}, "
+                            f"expected {priority} (lakeops_airflow.dag_defaults)")
     deadlines = dag.deadline or []
     if not deadlines:
         problems.append("no deadline alert; add deadline=dag_deadline(\"<kind>\") (lakeops_airflow.deadlines)")

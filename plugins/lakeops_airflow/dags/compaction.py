@@ -12,7 +12,7 @@ from airflow.timetables.interval import CronDataIntervalTimetable
 from lakeops_airflow.dag_defaults import default_args
 from lakeops_airflow.dags.common import START_DATE, TABLE_LABEL, list_tables, tables_param
 from lakeops_airflow.deadlines import dag_deadline
-from lakeops_airflow.operators import LakeopsSparkSubmitOperator
+from lakeops_airflow.operators import SPARK_POOL, LakeopsSparkSubmitOperator
 from lakeops_airflow.sensors import DeleteFileGrowthSensor, ReadAmplificationSensor, SmallFilesSensor
 from lakeops_airflow.triggers import TableHealthWatchTrigger
 
@@ -81,7 +81,7 @@ def compact_tables_dag() -> DAG:
 
         planned = plan(tables)
         sensors >> planned
-        compact = LakeopsSparkSubmitOperator.partial(task_id="compact", job="compact_table",
+        compact = LakeopsSparkSubmitOperator.partial(pool=SPARK_POOL, task_id="compact", job="compact_table",
                                                      map_index_template=TABLE_LABEL).expand(job_args=planned)
         compact >> report()
     return dag
@@ -118,7 +118,7 @@ def compact_on_health_dag() -> DAG:
             ti.xcom_push(key="failed", value=failed)
             return jobs
 
-        compact = LakeopsSparkSubmitOperator.partial(task_id="compact", job="compact_table",
+        compact = LakeopsSparkSubmitOperator.partial(pool=SPARK_POOL, task_id="compact", job="compact_table",
                                                      map_index_template=TABLE_LABEL).expand(job_args=plan())
         compact >> report()
     return dag

@@ -10,7 +10,7 @@ from airflow.sdk import DAG, Param, task
 from airflow.timetables.interval import CronDataIntervalTimetable
 
 from lakeops.config import STREAM_MAX_RUN_SECONDS, TableConfig
-from lakeops_airflow.dag_defaults import default_args
+from lakeops_airflow.dag_defaults import INGEST_PRIORITY, default_args
 from lakeops_airflow.dags.common import START_DATE
 from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import SPARK_POOL, LakeopsSparkSubmitOperator
@@ -71,7 +71,8 @@ def ingest_dag(spec: TableConfig) -> DAG:
         dag_id=dag_id)
     with DAG(dag_id=dag_id, doc_md=doc, schedule=_interval_schedule(spec.ingest_interval_minutes), start_date=START_DATE,
              catchup=False, max_active_runs=1, tags=["lakeops", "ingest", spec.ingest.format],
-             default_args=default_args(), params=_params(), deadline=dag_deadline("ingest", table=spec.name)) as dag:
+             default_args=default_args(priority_weight=INGEST_PRIORITY), params=_params(),
+             deadline=dag_deadline("ingest", table=spec.name)) as dag:
         if spec.ingest.format == "cdc":
             LakeopsSparkSubmitOperator(task_id="ingest", job="ingest_cdc",
                                        job_args=["--table", spec.name, "--start", START, "--end", END])
@@ -139,7 +140,8 @@ def stream_dag(spec: TableConfig) -> DAG:
         }
         with DAG(dag_id=dag_id, doc_md=doc, schedule="@continuous", start_date=START_DATE, catchup=False,
                  max_active_runs=1, tags=["lakeops", "ingest", "streaming"],
-                 default_args=default_args(retries=5, retry_delay=timedelta(seconds=15)), params=params,
+                 default_args=default_args(retries=5, retry_delay=timedelta(seconds=15), priority_weight=INGEST_PRIORITY),
+                 params=params,
                  deadline=dag_deadline("stream_supervisor", table=spec.name)) as dag:
             LakeopsSparkSubmitOperator(
                 task_id="stream_supervised", job="stream_events",
@@ -149,7 +151,8 @@ def stream_dag(spec: TableConfig) -> DAG:
                 execution_timeout=timedelta(seconds=STREAM_MAX_RUN_SECONDS) + timedelta(minutes=30))
         return dag
     with DAG(dag_id=dag_id, doc_md=doc, schedule=_interval_schedule(spec.ingest_interval_minutes), start_date=START_DATE,
-             catchup=False, max_active_runs=1, tags=["lakeops", "ingest", "streaming"], default_args=default_args(),
+             catchup=False, max_active_runs=1, tags=["lakeops", "ingest", "streaming"],
+             default_args=default_args(priority_weight=INGEST_PRIORITY),
              deadline=dag_deadline("stream", table=spec.name)) as dag:
         LakeopsSparkSubmitOperator(task_id="stream_available_now", job="stream_events",
                                    job_args=["--table", spec.name, "--mode", "available-now"])

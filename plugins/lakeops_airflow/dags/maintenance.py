@@ -12,7 +12,7 @@ from airflow.timetables.interval import CronDataIntervalTimetable
 from lakeops_airflow.dag_defaults import default_args
 from lakeops_airflow.dags.common import START_DATE, TABLE_LABEL, list_tables, table_args, tables_param
 from lakeops_airflow.deadlines import dag_deadline
-from lakeops_airflow.operators import LakeopsSparkSubmitOperator
+from lakeops_airflow.operators import SPARK_POOL, LakeopsSparkSubmitOperator
 
 EXPIRY_DOC = """
 ### Expire snapshots and orphan files
@@ -63,7 +63,7 @@ def expire_snapshots_dag() -> DAG:
             return table_args(tables, *extra)
 
         args = expiry_args(list_tables.override(task_id="tables")(kind="expiry"))
-        LakeopsSparkSubmitOperator.partial(task_id="expire", job="expire_snapshots",
+        LakeopsSparkSubmitOperator.partial(pool=SPARK_POOL, task_id="expire", job="expire_snapshots",
                                            map_index_template=TABLE_LABEL).expand(job_args=args)
     return dag
 
@@ -97,6 +97,6 @@ def zonemap_dag(level: str) -> DAG:
             return table_args(tables, f"--{param[0]}", chosen or "")
 
         args = consolidation_args(list_tables.override(task_id="tables")(kind="zonemap"))
-        LakeopsSparkSubmitOperator.partial(task_id=f"consolidate_{param[0]}", job=f"zonemap_{level}",
+        LakeopsSparkSubmitOperator.partial(pool=SPARK_POOL, task_id=f"consolidate_{param[0]}", job=f"zonemap_{level}",
                                            map_index_template=TABLE_LABEL).expand(job_args=args)
     return dag
