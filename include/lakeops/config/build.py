@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import types
@@ -62,6 +63,13 @@ def convert(value: Any, hint: Any, where: str) -> Any:
     raise TypeError(f"unsupported config type {hint!r} at {where}")
 
 
+@functools.cache
+def _type_hints(cls: Any) -> dict[str, Any]:
+    """A config class's resolved field types: resolved once per class (a config with a thousand tables builds
+    each policy class a thousand times)."""
+    return typing.get_type_hints(cls)
+
+
 def settable_fields(cls: Any) -> list[str]:
     """The keys a config file may set on `cls`: its init fields."""
     return [f.name for f in dataclasses.fields(cls) if f.init]
@@ -73,7 +81,7 @@ def build(cls: Any, data: Any, where: str, **extra: Any) -> Any:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a mapping of settings, got {data!r}")
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     allowed = [name for name in settable_fields(cls) if name not in extra]
     unknown = [k for k in data if k not in allowed]
     if unknown:

@@ -3,6 +3,7 @@ Debezium change events (merged), over real data intervals, exactly once; or the 
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 from typing import Any
 
@@ -54,7 +55,9 @@ def _input(spec: TableConfig) -> str:
     return f"that landed under `{spec.source_dir}/YYYY/MM/DD/HH/mm/` during the run's data interval"
 
 
+@functools.cache
 def _interval_schedule(minutes: int) -> CronDataIntervalTimetable:
+    """The timetable of an ingest interval, one instance shared by every DAG with that interval."""
     return CronDataIntervalTimetable("0 * * * *" if minutes == 60 else f"*/{minutes} * * * *", timezone="UTC")
 
 
