@@ -137,6 +137,16 @@ def test_a_table_lakeops_did_not_create_is_maintained_through_the_dags(airflow_d
     assert len(catalog.load_table(TABLE).snapshots()) == 2
     assert _rows(session, config) == rows
 
+    # What the table-health page shows of these runs, read from Airflow's records (task instances and the jobs'
+    # results as XComs): each run's plan, what it did and the figures before and after.
+    from lakeops.ui.runs import summarize
+    from lakeops_airflow.airflow_records import maintenance_runs
+
+    shown = {r.dag_id: summarize(r) for r in maintenance_runs(TABLE, ["compact_tables", "expire_snapshots"])}
+    assert shown["compact_tables"].run_id == compact.run_id and shown["expire_snapshots"].run_id == expiry.run_id
+    for run in shown.values():
+        assert run.state == "success" and run.plan and run.did and run.figures, run
+
     daily = run_dag_test(load_dag("zonemap_daily"), datetime.now(UTC) + timedelta(days=2))
     assert str(daily.state) == "success", _states(daily)
     table = catalog.load_table(TABLE)
