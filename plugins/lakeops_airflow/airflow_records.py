@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from lakeops.exceptions import LakeopsError
