@@ -42,17 +42,17 @@ def fits(schema: dict[str, Any], column: SqlType, settings: CdcConfig) -> bool:
     target = column.name
     if target == "STRING" or kind is None:
         return True
+    # An integer that counts something (a Time microseconds since midnight, a MicroDuration, a Year), not a day.
+    counted = kind in INTEGERS and name not in (*DATES, *TIMESTAMPS)
     if target in INTEGER_RANGES:
-        return kind in INTEGERS and (not name or name in TIMES)
+        return counted
     if target in ("FLOAT", "DOUBLE"):
-        return (kind in (*INTEGERS, *FLOATS) and not name) or name in DECIMALS
+        return (counted and name not in TIMES) or (kind in FLOATS and not name) or name in DECIMALS
     if target == "DECIMAL":
-        if name in DECIMALS:
+        if name in DECIMALS or (counted and name not in TIMES):
             return True
-        if name:
-            return False
-        return (kind in INTEGERS or (kind == "string" and settings.decimal_handling_mode == "string")
-                or (kind in FLOATS and settings.decimal_handling_mode == "double"))
+        return not name and ((kind == "string" and settings.decimal_handling_mode == "string")
+                             or (kind in FLOATS and settings.decimal_handling_mode == "double"))
     if target == "BOOLEAN":
         return kind == "boolean"
     if target == "BINARY":

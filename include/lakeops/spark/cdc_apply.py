@@ -93,11 +93,11 @@ def _parse(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: 
 
 
 def _set_aside_unsent(spark: SparkSession, config: LakeopsConfig, table: str, latest: DataFrame, key: tuple[str, ...],
-                      everything_deleted: bool) -> tuple[DataFrame, DataFrame, int]:
+                      everything_deleted: bool, held: list[DataFrame]) -> tuple[DataFrame, DataFrame, int]:
     """The last changes whose unsent columns (Debezium's placeholder, not filled by an earlier change of the batch)
     have no stored row to keep the value from: they cannot be inserted. Returns the changes to merge (cached), those
-    set aside as quarantine rows (source_file, value, reason) and how many. everything_deleted: an applied truncate
-    empties the table first, so no row is stored."""
+    set aside as quarantine rows (source_file, value, reason) and how many; frames cached for the batch are added to
+    `held`. everything_deleted: an applied truncate empties the table first, so no row is stored."""
     from pyspark.sql import functions as F
 
     spec = config.table(table)
@@ -106,9 +106,9 @@ def _set_aside_unsent(spark: SparkSession, config: LakeopsConfig, table: str, la
         stored = spark.table(config.qualified(table)).select(*key)
         unsent = unsent.join(stored, list(key), "left_anti")
     unsent = unsent.cache()
+    held.append(unsent)
     count = unsent.count()
     if not count:
-        unsent.unpersist()
         return latest, unsent.select("source_file", "value", F.lit(None).cast("string").alias("reason")), 0
     before, after = orphan_reason(spec.name, spec.ingest.cdc.unavailable_value_placeholder)
     named = F.array_join(F.transform(F.col(UNAVAILABLE), lambda c: F.concat(F.lit("after."), c)), ", ")
@@ -128,6 +128,7 @@ def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
     ensure_merge_on_read(spark, catalog, config, table)
     spark.sparkContext.setJobDescription(f"lakeops cdc {batch_id}: decode")
     parsed, columns, key, changed = _parse(spark, catalog, config, table, raw)
+    held: list[DataFrame] = []
     try:
         tally = parsed.groupBy(KIND).agg(F.count("*").alias("n"),
                                          F.array_distinct(F.flatten(F.collect_set(UNAVAILABLE))).alias("u")).collect()
@@ -152,7 +153,7 @@ def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
         latest = last_change_per_key(good, key, unavailable).cache() if applied else None
         orphans = 0
         if latest is not None and unavailable:
-            latest, unsent, orphans = _set_aside_unsent(spark, config, table, latest, key, everything_deleted=action.apply)
+            latest, unsent, orphans = _set_aside_unsent(spark, config, table, latest, key, action.apply, held)
             bad = bad.unionByName(unsent)
             quarantined += orphans
         log.info("batch %s: %d changes, %d to quarantine (%d with unsent values and no stored row), %d skipped (%s), "
@@ -185,6 +186,8 @@ def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
             latest.unpersist()
     finally:
         parsed.unpersist()
+        for frame in held:
+            frame.unpersist()
     if snapshot is None:
         return CdcResult(batch_id, "already_committed", files, attempts=attempts)
     write_zonemap_after_commit(catalog, config, table, snapshot)

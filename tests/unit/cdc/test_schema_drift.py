@@ -99,3 +99,35 @@ def test_a_dropped_source_column_is_null_from_then_on():
     required = COLUMNS[:4] + (TargetColumn.of("note", "STRING", True),)
     assert ChangeDecoder(required, ("id",), CdcConfig()).decode(_event(fields, after)).reason == (
         "missing required field after.note (got null)")
+
+
+@pytest.mark.parametrize("schema, column, mode, expected", [
+    ({"type": "int64", "name": "io.debezium.time.MicroDuration"}, "BIGINT", "precise", True),
+    ({"type": "int32", "name": "io.debezium.time.Year"}, "INT", "precise", True),
+    ({"type": "int64", "name": "io.debezium.time.MicroTime"}, "BIGINT", "precise", True),
+    ({"type": "int32", "name": "io.debezium.time.Date"}, "INT", "precise", False),
+    ({"type": "int64", "name": "io.debezium.time.MicroTime"}, "DECIMAL(10, 0)", "precise", False),
+    ({"type": "int16"}, "DECIMAL(10, 0)", "precise", True),
+    ({"type": "float64"}, "DOUBLE", "precise", True),
+    ({"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal"}, "DOUBLE", "precise", True),
+    ({"type": "string"}, "DOUBLE", "string", False),
+    ({"type": "string"}, "DECIMAL(12, 2)", "string", True),
+    ({"type": "float32"}, "DECIMAL(12, 2)", "double", True),
+    ({"type": "string"}, "DECIMAL(12, 2)", "double", False),
+    ({"type": "bytes", "name": "io.debezium.data.Bits"}, "BINARY", "precise", True),
+    ({"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal"}, "BINARY", "precise", False),
+    ({"type": "string"}, "BINARY", "precise", True),  # binary.handling.mode base64 or hex
+    ({"type": "int64", "name": "io.debezium.time.MicroTimestamp"}, "DATE", "precise", True),
+    ({"type": "string", "name": "io.debezium.time.ZonedTimestamp"}, "TIMESTAMP_NTZ", "precise", True),
+    ({"type": "int64"}, "TIMESTAMP", "precise", False),
+    ({"type": "boolean"}, "BOOLEAN", "precise", True),
+    ({"type": "int16"}, "BOOLEAN", "precise", False),
+    ({"type": "struct", "name": "io.debezium.data.geometry.Point"}, "STRING", "precise", True),
+    ({"type": "array", "items": {"type": "string"}}, "ARRAY<STRING>", "precise", True),
+    ({"type": "string"}, "ARRAY<STRING>", "precise", False),
+])
+def test_which_connect_types_a_column_holds(schema, column, mode, expected):
+    from lakeops.cdc.fits import fits
+    from lakeops.cdc.sqltype import parse_sql_type
+
+    assert fits(schema, parse_sql_type(column), CdcConfig(decimal_handling_mode=mode)) is expected
