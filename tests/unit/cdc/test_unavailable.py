@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +100,31 @@ def test_the_merge_keeps_the_stored_value_of_an_unavailable_column():
             ) in sql
     assert "VALUES (s.`id`, s.`body`, s.`note`)" in sql
     assert "array_contains" not in merge_sql("c.s.docs", "v", ("id", "body"), ("id",))
+
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "debezium" / "postgres_toast.jsonl"
+DOCS = tuple(TargetColumn.of(*c) for c in [("id", "BIGINT", True), ("qty", "INT", False), ("body", "STRING", False),
+                                           ("blob", "BINARY", False), ("tags", "ARRAY<STRING>", False)])
+
+
+def test_a_real_capture_of_toasted_columns_a_dropped_column_and_a_type_change():
+    """tests/servers/toast_workload.py through Debezium 3.6 with its default converter: the snapshot row and the
+    insert carry every value; the updates that left TOASTed values alone carry the placeholder (text, bytea and a
+    text array); after DROP COLUMN tags the field is gone (null, not unsent); after ALTER COLUMN qty TYPE text the
+    schema part says string and the change is quarantined."""
+    from tests.servers import toast_workload as workload
+
+    decoded = [ChangeDecoder(DOCS, ("id",), CdcConfig(), "ignore").decode(line)
+               for line in FIXTURE.read_text().splitlines()]
+
+    assert [(d.kind, d.op) for d in decoded] == [("change", "r"), ("change", "c")] + [("change", "u")] * 3 + [
+        ("invalid", None)]
+    snapshot, insert, first, second, dropped, _ = decoded
+    assert snapshot.values == {"id": 1, "qty": 1, "body": workload.body(1), "blob": workload.blob(1),
+                               "tags": workload.tags(1)} and snapshot.unavailable == ()
+    assert insert.values["body"] == workload.body(2) and insert.unavailable == ()
+    assert (first.values["qty"], first.unavailable) == (10, ("body", "blob", "tags"))
+    assert (second.values["body"], second.unavailable) == ("short now", ("blob", "tags"))
+    assert (dropped.values["qty"], dropped.values["tags"], dropped.unavailable) == (11, None, ("body", "blob"))
+    assert decoded[-1].reason.startswith('field after.qty: the source sends string (value "four") where column qty is '
+                                         "INT, a type change Iceberg cannot widen the column to")
