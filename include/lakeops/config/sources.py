@@ -64,9 +64,9 @@ class KafkaSourceConfig:
 
 @dataclass(frozen=True)
 class CdcConfig:
-    """How Debezium change events are read and applied (section ingest.cdc). The encodings matter only for events
+    """How Debezium change events are read and applied (section ingest.cdc). The encodings matter mostly for events
     without a schema part (the JsonConverter with schemas.enable=false): with one, each field names its own logical
-    type and the event's settings are read from it."""
+    type, except decimals sent as strings or doubles (decimal_handling_mode)."""
 
     decimal_handling_mode: str = "precise"
     """The connector's decimal.handling.mode: precise (base64 bytes, the scale of the target column), string or
