@@ -110,3 +110,24 @@ def test_unknown_fields_become_columns_under_add_columns(spark, tmp_path):
     assert (rows["v1"]["pages"], rows["v1"]["ratio"], json.loads(rows["v1"]["ref"]), rows["v1"]["member"]) == \
         (3, 0.5, {"src": "ad"}, None)
     assert (rows["v2"]["pages"], rows["v2"]["ratio"], rows["v2"]["member"]) == (4, 1.0, True)
+
+
+def test_unknown_fields_are_ignored_by_default(spark, tmp_path):
+    """No unknown_fields and no evolve in the config: fields no column reads (top-level, nested, beside a mapped
+    path) are dropped, the rows land, nothing is quarantined and the table keeps its columns."""
+    columns = {"visit_id": "string not null", "pages": "int", "src": "string"}
+    config = make_test_config(tmp_path, {"web.visits": {"source": "visits", "create": {"columns": columns},
+                                                        "ingest": {"fields": {"src": "$.ref.src"}}}})
+    assert config.table("web.visits").ingest.unknown_field_policy == "ignore"
+    register_catalog(spark, config)
+    lines = [json.dumps({"visit_id": "v1", "pages": 3, "ratio": 0.5, "ref": {"src": "ad", "campaign": "x"}}),
+             json.dumps({"visit_id": "v2", "member": True, "tags": ["a"], "ctx": {"os": "ios"}})]
+    write_jsonl(minute_dir(config.landing_root, "visits", START), "a.jsonl", lines)
+
+    result = run_ingest(spark, config, "web.visits", plan_ingest(config, "web.visits", START, END))
+
+    assert (result.rows, result.quarantined) == (2, 0)
+    assert sorted((r["visit_id"], r["pages"], r["src"]) for r in _rows(config, "web.visits")) == [
+        ("v1", 3, "ad"), ("v2", None, None)]
+    schema = load_catalog(config.catalog).load_table(config.identifier("web.visits")).schema()
+    assert sorted(f.name for f in schema.fields) == ["pages", "src", "visit_id"]

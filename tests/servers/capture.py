@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import ModuleType
 from typing import Any
 
 from tests.servers import cdc_workload
@@ -25,14 +26,15 @@ def as_json(record: KafkaRecord) -> dict[str, Any]:
 
 
 def capture_workload(connect: KafkaConnect, postgres: PostgresServer, database: str, *, schemas_enable: bool = True,
-                     name: str | None = None) -> list[dict[str, Any]]:
-    """Create the workload's table in `database`, register a connector (snapshot), run the changes, read every record."""
-    cdc_workload.create_table(postgres, database)
-    connector = register_postgres_connector(connect, postgres, database, [cdc_workload.TABLE], schemas_enable=schemas_enable,
+                     name: str | None = None, workload: ModuleType = cdc_workload) -> list[dict[str, Any]]:
+    """Create the workload's table in `database`, register a connector (snapshot), run the changes, read every record.
+    workload: a module with TABLE, create_table, run_changes and EXPECTED_RECORDS (tests/servers/cdc_workload.py)."""
+    workload.create_table(postgres, database)
+    connector = register_postgres_connector(connect, postgres, database, [workload.TABLE], schemas_enable=schemas_enable,
                                             name=name)
     try:
-        cdc_workload.run_changes(postgres, database)
-        records = connector.wait_for_records(cdc_workload.TABLE, cdc_workload.EXPECTED_RECORDS)
+        workload.run_changes(postgres, database)
+        records = connector.wait_for_records(workload.TABLE, workload.EXPECTED_RECORDS)
     finally:
         connector.delete()
     return [as_json(record) for record in records]

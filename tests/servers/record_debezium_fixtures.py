@@ -2,16 +2,21 @@
 
 Starts PostgreSQL, Kafka and Kafka Connect with Debezium (`make test-deps` first), runs the CDC
 workload (tests/servers/cdc_workload.py) once with Debezium's default JsonConverter (schema + payload)
-and once schemaless, and writes every Kafka record of each run, one JSON object a line, tombstones included.
+and once schemaless, and the TOAST workload (tests/servers/toast_workload.py) with the default converter,
+and writes every Kafka record of each run, one JSON object a line, tombstones included.
+Arguments: the file names to record (default: all).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
+from tests.servers import cdc_workload, toast_workload
 from tests.servers.capture import capture_workload
 from tests.servers.connect import start_kafka_connect
 from tests.servers.kafka import start_kafka
@@ -19,10 +24,11 @@ from tests.servers.postgres import remove_cluster, start_postgres
 from tests.servers.processes import PROJECT_ROOT, Processes
 
 FIXTURES = PROJECT_ROOT / "tests" / "fixtures" / "debezium"
-# file name -> (database and connector name, JsonConverter schemas.enable)
-CAPTURES = {
-    "postgres_default.jsonl": ("shop", True),
-    "postgres_schemaless.jsonl": ("shop_schemaless", False),
+# file name -> (database and connector name, JsonConverter schemas.enable, workload)
+CAPTURES: dict[str, tuple[str, bool, ModuleType]] = {
+    "postgres_default.jsonl": ("shop", True, cdc_workload),
+    "postgres_schemaless.jsonl": ("shop_schemaless", False, cdc_workload),
+    "postgres_toast.jsonl": ("shop_toast", True, toast_workload),
 }
 
 
@@ -30,7 +36,7 @@ def write_jsonl(path: Path, records: list[dict]) -> None:
     path.write_text("".join(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n" for record in records))
 
 
-def main() -> None:
+def main(files: list[str]) -> None:
     work_dir = Path(tempfile.mkdtemp(prefix="lakeops-record-debezium-"))
     processes = Processes(work_dir)
     postgres = None
@@ -38,9 +44,12 @@ def main() -> None:
         postgres = start_postgres(processes)
         connect = start_kafka_connect(processes, start_kafka(processes))
         FIXTURES.mkdir(parents=True, exist_ok=True)
-        for file_name, (name, schemas_enable) in CAPTURES.items():
+        for file_name, (name, schemas_enable, workload) in CAPTURES.items():
+            if files and file_name not in files:
+                continue
             database = postgres.create_database(name=name)
-            records = capture_workload(connect, postgres, database, schemas_enable=schemas_enable, name=name)
+            records = capture_workload(connect, postgres, database, schemas_enable=schemas_enable, name=name,
+                                       workload=workload)
             write_jsonl(FIXTURES / file_name, records)
             print(f"{FIXTURES / file_name}: {len(records)} records")
     finally:
@@ -51,4 +60,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -15,8 +15,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from lakeops.cdc.fits import fits, misfit_hint
+from lakeops.cdc.fits import source_type as connect_type
 from lakeops.cdc.position import position_key, source_position
 from lakeops.cdc.sqltype import SqlType, parse_sql_type
+from lakeops.cdc.unavailable import Placeholder
 from lakeops.cdc.values import DecodeError, coerce, connect_sql_type, from_connect, from_json, json_sql_type, shown, widens
 from lakeops.config.sources import CdcConfig
 
@@ -49,6 +52,9 @@ class Decoded:
     reason: str | None = None
     new_fields: tuple[tuple[str, str], ...] = ()
     """(field, Spark SQL type) of fields the table has no column for, or could widen to (evolve: add_columns)."""
+    unavailable: tuple[str, ...] = ()
+    """Columns the after image holds Debezium's unavailable-value placeholder for (an unchanged TOASTed value): their
+    value is None here, and the apply keeps what the table (or an earlier change of the batch) holds."""
 
 
 def _invalid(reason: str) -> Decoded:
@@ -67,6 +73,7 @@ class ChangeDecoder:
         self.settings = settings
         self.unknown_fields = unknown_fields
         self.table = table
+        self.placeholder = Placeholder(settings.placeholder_bytes)
 
     def decode(self, text: str | bytes | None) -> Decoded:
         if text is None:
@@ -132,9 +139,18 @@ class ChangeDecoder:
         values: dict[str, Any] = {}
         new_fields: list[tuple[str, str]] = []
         wanted = [self.by_name[k] for k in self.key if k in self.by_name] if op == "d" else list(self.columns)
+        unavailable: list[str] = []
         for column in wanted:
             raw = image.get(column.name)
             field_schema = fields.get(column.name)
+            if field_schema is not None and not fits(field_schema, column.type, self.settings):
+                return _invalid(f"field {side}.{column.name}: the source sends {connect_type(field_schema)} (value "
+                                f"{shown(raw)}) where column {column.name} is {column.type}, a type change Iceberg cannot "
+                                f"widen the column to; {misfit_hint(field_schema, column.type)}")
+            if op != "d" and column.name not in self.key and self.placeholder.matches(raw, field_schema, column.type):
+                unavailable.append(column.name)
+                values[column.name] = None
+                continue
             try:
                 if field_schema is not None:
                     value = coerce(from_connect(raw, field_schema, self.settings.binary_handling_mode), column.type,
@@ -165,7 +181,7 @@ class ChangeDecoder:
                     observed = connect_sql_type(fields[name]) if name in fields else json_sql_type(raw)
                     if observed:
                         new_fields.append((name, observed))
-        return Decoded(CHANGE, op, position, ts_ms, values, None, tuple(new_fields))
+        return Decoded(CHANGE, op, position, ts_ms, values, None, tuple(new_fields), tuple(unavailable))
 
 
 def _payload(key: Any) -> Any:

@@ -15,6 +15,8 @@ TIME_PRECISION_MODES = ("adaptive", "adaptive_time_microseconds", "connect")
 BINARY_MODES = ("bytes", "base64", "base64-url-safe", "hex")
 TEMPORAL_UNITS = ("days", "millis", "micros", "nanos")
 TRUNCATE_POLICIES = ("quarantine", "apply", "fail")
+UNAVAILABLE_PLACEHOLDER = "__debezium_unavailable_value"
+"""Debezium's default unavailable.value.placeholder (PostgreSQL's unchanged TOASTed values, Oracle's LOBs)."""
 _TOPIC = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
 # Options lakeops sets itself from the other keys: giving them again would contradict them.
 _OWN_OPTIONS = ("subscribe", "subscribePattern", "assign", "startingOffsets", "endingOffsets", "kafka.bootstrap.servers",
@@ -62,13 +64,14 @@ class KafkaSourceConfig:
 
 @dataclass(frozen=True)
 class CdcConfig:
-    """How Debezium change events are read and applied (section ingest.cdc). The encodings matter only for events
+    """How Debezium change events are read and applied (section ingest.cdc). The encodings matter mostly for events
     without a schema part (the JsonConverter with schemas.enable=false): with one, each field names its own logical
-    type and the event's settings are read from it."""
+    type, except decimals sent as strings or doubles (decimal_handling_mode)."""
 
     decimal_handling_mode: str = "precise"
     """The connector's decimal.handling.mode: precise (base64 bytes, the scale of the target column), string or
-    double."""
+    double. Also read with a schema part: there a decimal sent as a string or a double names no logical type, so
+    only this setting tells it from a source column whose type changed (which is quarantined)."""
     time_precision_mode: str = "adaptive"
     """The connector's time.precision.mode: adaptive or adaptive_time_microseconds (timestamps in microseconds, except
     the columns listed in temporal_units) or connect (timestamps and times in milliseconds)."""
@@ -81,6 +84,10 @@ class CdcConfig:
     """What a truncate event (op t) does: quarantine (it lands in the quarantine table with the reason; nothing is
     deleted), apply (every row the table held before it is deleted, in the same commit as the batch's other
     changes) or fail (the batch fails and the table is left as it was)."""
+    unavailable_value_placeholder: str = UNAVAILABLE_PLACEHOLDER
+    """The connector's unavailable.value.placeholder: what it sends for a value the database did not log (an
+    unchanged TOASTed column of PostgreSQL under the default replica identity). Such a column keeps the value the
+    table holds; "hex:" followed by hex digits gives the placeholder's bytes, as in Debezium."""
 
     def __post_init__(self) -> None:
         choices = {"decimal_handling_mode": DECIMAL_MODES, "time_precision_mode": TIME_PRECISION_MODES,
@@ -92,6 +99,21 @@ class CdcConfig:
             if unit not in TEMPORAL_UNITS:
                 raise ConfigError(f"ingest.cdc.temporal_units.{column}: {unit!r} is not a unit; use one of "
                                   f"{', '.join(TEMPORAL_UNITS)}")
+        placeholder = self.unavailable_value_placeholder
+        if not isinstance(placeholder, str) or not placeholder:
+            raise ConfigError(f"ingest.cdc.unavailable_value_placeholder: {placeholder!r} must be the connector's "
+                              f"unavailable.value.placeholder, e.g. {UNAVAILABLE_PLACEHOLDER}")
+        if placeholder.startswith("hex:") and not re.fullmatch(r"(?:[0-9A-Fa-f]{2})+", placeholder[4:]):
+            raise ConfigError(f"ingest.cdc.unavailable_value_placeholder: {placeholder!r} starts with hex: but the rest is "
+                              "not an even number of hex digits, e.g. hex:00ff")
+
+    @property
+    def placeholder_bytes(self) -> bytes:
+        """The placeholder as the connector sends it for a binary column (and, decoded, for a text column)."""
+        placeholder = self.unavailable_value_placeholder
+        if placeholder.startswith("hex:"):
+            return bytes.fromhex(placeholder[4:])
+        return placeholder.encode()
 
     def unit_of(self, column: str, default: str) -> str:
         """The unit a schemaless integer of `column` arrives in."""

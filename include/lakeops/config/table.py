@@ -32,7 +32,8 @@ class TableConfig:
     name: str
     """The table's identifier, namespace.table."""
     source: str | None = None
-    """Landing folder of the table's input, under landing_dir; unset: lakeops does not ingest the table."""
+    """Landing folder of the table's input, under landing_dir; unset: lakeops does not ingest the table, unless
+    ingest.kafka names a topic to read instead."""
     key: tuple[str, ...] = ()
     """Row key for CDC merges; default: the table's identifier fields."""
     create: TableDefinition | None = None
@@ -92,6 +93,12 @@ class TableConfig:
     def quarantine_name(self) -> str:
         """The quarantine table beside this one: namespace.<table>_quarantine."""
         return str(self.id.sibling(f"{self.id.name}_quarantine"))
+
+    @property
+    def ingested(self) -> bool:
+        """Whether lakeops ingests the table (and renders its ingest or stream DAG): it has a source folder or a Kafka
+        topic (ingest.kafka)."""
+        return self.source is not None or self.ingest.kafka is not None
 
     @property
     def source_dir(self) -> str:

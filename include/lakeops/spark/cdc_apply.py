@@ -12,8 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from lakeops.cdc.decode import CHANGE, INVALID, SKIPPED, TRUNCATE
-from lakeops.cdc.sql import KIND, LSN, MERGE_ON_READ_PROPERTIES, NEW_FIELDS, OP, cdc_key, merge_sql
+from lakeops.cdc.sql import KIND, LSN, MERGE_ON_READ_PROPERTIES, NEW_FIELDS, OP, UNAVAILABLE, cdc_key, merge_sql
 from lakeops.cdc.truncate import plan_truncates, quarantine_reason
+from lakeops.cdc.unavailable import orphan_reason
 from lakeops.config import LakeopsConfig
 from lakeops.ingest.evolve import plan_column_changes
 from lakeops.spark.cdc_parse import last_change_per_key, parse_changes
@@ -91,6 +92,32 @@ def _parse(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: 
     return parsed, columns, key, [f"{c.kind} {c.column} {c.sql_type}" for c in changes]
 
 
+def _set_aside_unsent(spark: SparkSession, config: LakeopsConfig, table: str, latest: DataFrame, key: tuple[str, ...],
+                      everything_deleted: bool, held: list[DataFrame]) -> tuple[DataFrame, DataFrame, int]:
+    """The last changes whose unsent columns (Debezium's placeholder, not filled by an earlier change of the batch)
+    have no stored row to keep the value from: they cannot be inserted. Returns the changes to merge (cached), those
+    set aside as quarantine rows (source_file, value, reason) and how many; frames cached for the batch are added to
+    `held`. everything_deleted: an applied truncate empties the table first, so no row is stored."""
+    from pyspark.sql import functions as F
+
+    spec = config.table(table)
+    unsent = latest.where((F.size(UNAVAILABLE) > 0) & (F.col(OP) != "d"))
+    if not everything_deleted:
+        stored = spark.table(config.qualified(table)).select(*key)
+        unsent = unsent.join(stored, list(key), "left_anti")
+    unsent = unsent.cache()
+    held.append(unsent)
+    count = unsent.count()
+    if not count:
+        return latest, unsent.select("source_file", "value", F.lit(None).cast("string").alias("reason")), 0
+    before, after = orphan_reason(spec.name, spec.ingest.cdc.unavailable_value_placeholder)
+    named = F.array_join(F.transform(F.col(UNAVAILABLE), lambda c: F.concat(F.lit("after."), c)), ", ")
+    rows = unsent.select("source_file", "value", F.concat(F.lit(before), named, F.lit(after)).alias("reason"))
+    merged = latest.join(unsent.select(*key), list(key), "left_anti").cache()
+    latest.unpersist()
+    return merged, rows, count
+
+
 def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str, raw: DataFrame,
                   batch_id: str, files: int, extra_summary: dict[str, str] | None = None) -> CdcResult:
     """raw(value, source_file) applied as batch `batch_id`; extra_summary (e.g. Kafka offsets) goes into both
@@ -101,8 +128,12 @@ def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
     ensure_merge_on_read(spark, catalog, config, table)
     spark.sparkContext.setJobDescription(f"lakeops cdc {batch_id}: decode")
     parsed, columns, key, changed = _parse(spark, catalog, config, table, raw)
+    held: list[DataFrame] = []
     try:
-        counts = {r[KIND]: int(r["n"]) for r in parsed.groupBy(KIND).agg(F.count("*").alias("n")).collect()}
+        tally = parsed.groupBy(KIND).agg(F.count("*").alias("n"),
+                                         F.array_distinct(F.flatten(F.collect_set(UNAVAILABLE))).alias("u")).collect()
+        counts = {r[KIND]: int(r["n"]) for r in tally}
+        unavailable = tuple(sorted({c for r in tally if r[KIND] == CHANGE for c in r["u"] or ()}))
         skipped = sum(counts.get(k, 0) for k in SKIPPED)
         truncates = counts.get(TRUNCATE, 0)
         policy = spec.ingest.cdc.truncate
@@ -112,15 +143,22 @@ def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
         if action.apply:
             last_truncate = parsed.where(F.col(KIND) == TRUNCATE).agg(F.max(LSN)).collect()[0][0]
             good = good.where(F.col(LSN) > F.lit(last_truncate))
-        bad = parsed.where(F.col(KIND) == INVALID)
+        bad = parsed.where(F.col(KIND) == INVALID).select("source_file", "value", "reason")
         if action.quarantine:
-            bad = bad.unionByName(parsed.where(F.col(KIND) == TRUNCATE).withColumn(
-                "reason", F.concat(F.col("reason"), F.lit(quarantine_reason(policy, spec.name)))))
+            bad = bad.unionByName(parsed.where(F.col(KIND) == TRUNCATE).select("source_file", "value", F.concat(
+                F.col("reason"), F.lit(quarantine_reason(policy, spec.name))).alias("reason")))
         changes = good.count() if action.apply else counts.get(CHANGE, 0)
         quarantined = counts.get(INVALID, 0) + (truncates if action.quarantine else 0)
         applied = changes + (1 if action.apply else 0)
-        log.info("batch %s: %d changes, %d to quarantine, %d skipped (%s), %d truncates (%s)", batch_id, changes,
-                 quarantined, skipped, {k: counts[k] for k in SKIPPED if k in counts}, truncates, policy)
+        latest = last_change_per_key(good, key, unavailable).cache() if applied else None
+        orphans = 0
+        if latest is not None and unavailable:
+            latest, unsent, orphans = _set_aside_unsent(spark, config, table, latest, key, action.apply, held)
+            bad = bad.unionByName(unsent)
+            quarantined += orphans
+        log.info("batch %s: %d changes, %d to quarantine (%d with unsent values and no stored row), %d skipped (%s), "
+                 "%d truncates (%s)", batch_id, changes, quarantined, orphans, skipped,
+                 {k: counts[k] for k in SKIPPED if k in counts}, truncates, policy)
         summary = {"lakeops.rows": str(applied), "lakeops.quarantined": str(quarantined), "lakeops.files": str(files),
                    "lakeops.skipped": str(skipped), "lakeops.truncates": str(truncates), **(extra_summary or {})}
         if quarantined:
@@ -128,10 +166,9 @@ def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
             rows = bad.select(F.lit(spec.name).alias("table_name"), F.lit(batch_id).alias("batch_id"), "source_file",
                               F.col("value").alias("raw_line"), "reason", F.current_timestamp().alias("quarantined_at"))
             append_once(spark, catalog, rows, config.qualified(spec.quarantine_name), batch_id, summary)
-        if not applied:
+        if latest is None:
             return CdcResult(batch_id, "committed", files, 0, 0, 0, quarantined, skipped=skipped, truncates=truncates,
                              columns_changed=changed)
-        latest = last_change_per_key(good, key).cache()
         try:
             keys = latest.count()
             deletes = latest.where(F.col(OP) == "d").count()
@@ -140,7 +177,8 @@ def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
             spark.sparkContext.setJobDescription(f"lakeops cdc {batch_id}: merge {keys} keys ({deletes} deletes)")
             summary.update({"lakeops.keys": str(keys), "lakeops.deletes": str(deletes)})
             try:
-                sql = merge_sql(config.qualified(table), view, tuple(c.name for c in columns), key, truncate=action.apply)
+                sql = merge_sql(config.qualified(table), view, tuple(c.name for c in columns), key, truncate=action.apply,
+                                keep_unavailable=bool(unavailable))
                 snapshot, attempts = merge_once(spark, catalog, config.qualified(table), sql, batch_id, summary)
             finally:
                 spark.catalog.dropTempView(view)
@@ -148,6 +186,8 @@ def apply_changes(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
             latest.unpersist()
     finally:
         parsed.unpersist()
+        for frame in held:
+            frame.unpersist()
     if snapshot is None:
         return CdcResult(batch_id, "already_committed", files, attempts=attempts)
     write_zonemap_after_commit(catalog, config, table, snapshot)

@@ -1,10 +1,10 @@
 """Every lakeops DAG, rendered from the configuration: a DAGs folder needs one short file that calls
 render_dags(globals()). At parse time only the local config file is read (no catalog, no connection, no Spark).
 
-Ingest is one DAG per configured table with a `source` (its own schedule, runs and backfills under its name);
-maintenance is one DAG per kind whose first task lists the tables at run time (configured and discovered) and
-maps one task per table, labelled with its name: a table created later is maintained from the next run on, the
-parse time does not grow with the number of tables, and one table's failure is its own task's.
+Ingest is one DAG per configured table with a `source` or an `ingest.kafka` topic (its own schedule, runs and
+backfills under its name); maintenance is one DAG per kind whose first task lists the tables at run time (configured
+and discovered) and maps one task per table, labelled with its name: a table created later is maintained from the
+next run on, the parse time does not grow with the number of tables, and one table's failure is its own task's.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def build_dags(config: LakeopsConfig) -> list[DAG]:
 
     dags = []
     for spec in config.tables.values():
-        if spec.source is None:
+        if not spec.ingested:
             continue
         dags.append(stream_dag(spec) if spec.ingest.mode == "streaming" else ingest_dag(spec))
     dags += [compact_tables_dag(), compact_on_health_dag(), expire_snapshots_dag(), zonemap_dag("hourly"),

@@ -1,5 +1,6 @@
-"""One ingest DAG per configured table that has a `source`: JSON-lines events (direct or staged commits) or
-Debezium change events (merged), over real data intervals, exactly once; or the table's streaming query."""
+"""One ingest DAG per configured table that has a `source` (or an `ingest.kafka` topic): JSON-lines events (direct
+or staged commits) or Debezium change events (merged), over real data intervals, exactly once; or the table's
+streaming query."""
 
 from __future__ import annotations
 

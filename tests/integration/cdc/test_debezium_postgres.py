@@ -10,8 +10,11 @@ converter settings (schema + payload) -> a Kafka broker (KRaft). Then:
   `null`), one landing folder per data interval, as a file sink of the topic would leave them;
 * `shop.orders_stream` streams the topic (availableNow, at most 150 records a micro-batch), each micro-batch
   merged like a batch.
-Both evolve (the workload adds a column halfway). In the middle, a real spark-submit of the Kafka ingest is killed
-with SIGKILL after its MERGE is written and before it is published; the next run reads the same offsets again.
+All evolve (the workload adds a column halfway and drops one later; the dropped column stays, null in the rows
+changed since). Large text values stored out of line (TOASTed) and updates that leave them alone make Debezium send
+its unavailable-value placeholder: the tables keep the stored values. In the middle, a real spark-submit of the Kafka
+ingest and one of the files ingest are each killed with SIGKILL after their MERGE is written and before it is
+published; the next runs read the same offsets and the same landed files again.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pyiceberg.table.snapshots import ancestors_of
 
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
+from lakeops.config.sources import UNAVAILABLE_PLACEHOLDER as PLACEHOLDER
 from lakeops.failpoints import INGEST_BEFORE_PUBLISH
 from lakeops.generator.files import write_jsonl
 from lakeops.ingest.kafka import offsets_property, parse_offsets
@@ -84,14 +88,30 @@ def test_random_changes_through_debezium_end_identical_through_kafka_and_files_a
 
     def land_and_ingest(interval: int) -> None:
         """One data interval: land what the topic holds beyond what was landed, ingest both tables."""
+        land(interval)
+        ingest(interval)
+
+    def land(interval: int) -> None:
+        """Land what the topic holds beyond what was landed, as interval `interval`'s file."""
         nonlocal landed
         records = [r for r in read_topic(kafka_broker.bootstrap_servers, topic) if r.offset >= landed]
-        moment = START + interval * FIVE
-        write_jsonl(minute_dir(config.landing_root, "cdc/orders_files", moment), f"part-{interval}.jsonl",
+        write_jsonl(minute_dir(config.landing_root, "cdc/orders_files", START + interval * FIVE), f"part-{interval}.jsonl",
                     ["null" if r.value is None else r.value.decode() for r in records])
         landed += len(records)
-        results.append(run_cdc_ingest(spark, config, FILES, plan_ingest(config, FILES, moment, moment + FIVE)))
-        results.append(run_cdc_ingest(spark, config, KAFKA, plan_ingest(config, KAFKA, moment, moment + FIVE)))
+
+    def ingest(interval: int) -> None:
+        moment = START + interval * FIVE
+        for table in (FILES, KAFKA):
+            results.append(run_cdc_ingest(spark, config, table, plan_ingest(config, table, moment, moment + FIVE)))
+
+    def killed(table: str, interval: int) -> None:
+        """A real spark-submit of the table's ingest, killed between its MERGE and the publish."""
+        window = [(START + interval * FIVE).isoformat(), (START + (interval + 1) * FIVE).isoformat()]
+        work = tmp_path / f"killed-{table}"
+        work.mkdir()
+        submit = spark_submit_command("ingest_cdc", ["--table", table, "--start", window[0], "--end", window[1],
+                                                     "--config", str(path)], work, master="local[1]")
+        kill_at_failpoint(submit, INGEST_BEFORE_PUBLISH, work)
 
     results: list = []
     # Interval 0 runs while the first changes are written.
@@ -99,24 +119,27 @@ def test_random_changes_through_debezium_end_identical_through_kafka_and_files_a
     land_and_ingest(0)
     writer.join()
     workload.add_column()
+    touched = workload.touch_toasted(8)
     writer = workload.in_background(60)
     land_and_ingest(1)
     writer.join()
 
-    # The crash: a real spark-submit of the Kafka ingest, killed between its MERGE and the publish.
+    # The crashes: the Kafka ingest (its next offsets) and the files ingest (interval 2's landed file).
     workload.run(40, pause=0)
     connector.wait_for_records("orders", workload.records)
-    before = _summaries(config, KAFKA)
-    submit = spark_submit_command("ingest_cdc", ["--table", KAFKA, "--start", START.isoformat(), "--end",
-                                                 (START + FIVE).isoformat(), "--config", str(path)], tmp_path, master="local[1]")
-    kill_at_failpoint(submit, INGEST_BEFORE_PUBLISH, tmp_path)
-    assert _summaries(config, KAFKA) == before, "a killed run publishes nothing"
+    land(2)
+    before = {table: _summaries(config, table) for table in (KAFKA, FILES)}
+    killed(KAFKA, 0)
+    killed(FILES, 2)
+    assert {table: _summaries(config, table) for table in (KAFKA, FILES)} == before, "a killed run publishes nothing"
+    ingest(2)  # the same offsets under the killed run's batch id, and interval 2 under its own
 
+    workload.drop_note()
+    touched += workload.touch_toasted(8)
     writer = workload.in_background(60)
     writer.join()
     workload.finish()
     connector.wait_for_records("orders", workload.records)
-    land_and_ingest(2)  # the Kafka table's run re-reads the killed run's range under its id, then more
     land_and_ingest(3)
 
     streamed = run_stream(spark, config, plan_stream(config, STREAM, AVAILABLE_NOW))
@@ -133,10 +156,14 @@ def test_random_changes_through_debezium_end_identical_through_kafka_and_files_a
     assert sum(r.skipped for r in results) >= 2 * workload.statements["delete"], "tombstones counted and skipped (twice)"
     assert any(r.columns_changed == ["add channel STRING"] for r in committed)
     assert any(r.keys < r.changes for r in committed), "several changes of one key reduced to the last"
+    unsent = [r for r in read_topic(kafka_broker.bootstrap_servers, topic) if r.value and PLACEHOLDER.encode() in r.value]
+    assert touched > 0 and len(unsent) >= touched, "updates that left a TOASTed doc alone sent the placeholder"
+    assert workload.changed_after_drop and any(row["note"] is not None for row in expected.values()), \
+        "rows changed since the drop (note null) and rows not (note kept)"
     offsets = parse_offsets(_summaries(config, KAFKA)[0][offsets_property(topic)])
     assert offsets == {0: workload.records}, "the last commit recorded the topic's end"
     assert parse_offsets(_summaries(config, STREAM)[0][offsets_property(topic)]) == offsets
     kafka_batches = [s["lakeops.batch-id"] for s in _summaries(config, KAFKA) if "lakeops.batch-id" in s]
     assert len(kafka_batches) == len(set(kafka_batches)), "no batch published twice"
     print(f"\n{len(expected)} rows, {workload.records} Kafka records from {workload.statements} statements and 25 snapshot "
-          f"rows; {len(results)} ingest runs and one killed spark-submit in {time.monotonic() - started:.0f} s")
+          f"rows; {len(results)} ingest runs and two killed spark-submits in {time.monotonic() - started:.0f} s")

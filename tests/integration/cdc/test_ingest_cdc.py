@@ -180,6 +180,67 @@ def test_a_truncate_follows_the_tables_policy(catalog_spark, tmp_path):
     assert (kept.truncates, kept.quarantined) == (1, 1) and rows("shop.items_quarantine") == {1: "a", 2: "b2", 3: "c2"}
     reason = catalog_spark.table(config.qualified("shop.items_quarantine_quarantine")).first()["reason"]
     assert reason.startswith("op t: truncate of public.items; not applied: tables.shop.items_quarantine.ingest.cdc.truncate")
-    with pytest.raises(IngestError, match=r"holds 1 truncate event\(s\) .*\.ingest\.cdc\.truncate is fail: nothing was applied"):
+    refusal = r"holds 1 truncate event\(s\) .* and tables\.shop\.items_fail\.ingest\.cdc\.truncate is fail: nothing was applied"
+    with pytest.raises(IngestError, match=refusal):
         _ingest(catalog_spark, config, "shop.items_fail", START + FIVE)
     assert rows("shop.items_fail") == {1: "a", 2: "b"}
+
+
+PLACEHOLDER = "__debezium_unavailable_value"
+DOC_FIELDS = {"id": {"type": "int64", "optional": False}, "body": {"type": "string"}, "qty": {"type": "int32"},
+              "note": {"type": "string"}}
+
+
+def _debezium(op: str, lsn: int, row: dict, fields: dict | None = None) -> str:
+    """A change event as Debezium's PostgreSQL connector writes it with its default converter (schema + payload)."""
+    image = {"type": "struct", "optional": True, "name": "pg.public.docs.Value", "fields": [
+        {"field": name, "optional": True, **schema} for name, schema in (fields or DOC_FIELDS).items()]}
+    schema = {"type": "struct", "name": "pg.public.docs.Envelope", "fields": [
+        {**image, "field": "before"}, {**image, "field": "after"}, {"type": "struct", "field": "source", "fields": []}]}
+    source = {"connector": "postgresql", "lsn": lsn, "schema": "public", "table": "docs"}
+    image_of = {"before": {"id": row["id"]}, "after": None} if op == "d" else {"before": None, "after": row}
+    return json.dumps({"schema": schema, "payload": {**image_of, "source": source, "op": op, "ts_ms": lsn}})
+
+
+def test_toasted_values_dropped_columns_and_type_changes_on_a_table_keyed_by_its_identifier_fields(catalog_spark, tmp_path):
+    """A table lakeops did not create, keyed by its identifier fields (no `key:` in the config). An update that left
+    a TOASTed column alone (Debezium's placeholder) keeps the stored value, or the value an earlier change of the batch
+    gave; with no stored row it is quarantined naming the column. A column the source dropped is null in the rows
+    changed afterwards; a type change the column cannot hold is quarantined naming the field and both types."""
+    from tests.conftest import make_test_config, register_catalog
+
+    config = make_test_config(tmp_path, {"shop.docs": {"source": "docs", "ingest": {"format": "cdc"}}})
+    register_catalog(catalog_spark, config)
+    table = config.qualified("shop.docs")
+    catalog_spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {table.rsplit('.', 1)[0]}")
+    catalog_spark.sql(f"CREATE TABLE {table} (id bigint NOT NULL, body string, qty int, note string) USING iceberg")
+    catalog_spark.sql(f"ALTER TABLE {table} SET IDENTIFIER FIELDS id")
+    big = {k: f"{k}-" + "x" * 9000 for k in (1, 2, 3)}
+    first = [_debezium("c", 1, {"id": 1, "body": big[1], "qty": 1, "note": "a"}),
+             _debezium("c", 2, {"id": 2, "body": big[2], "qty": 2, "note": "b"}),
+             _debezium("c", 3, {"id": 3, "body": big[3], "qty": 3, "note": "c"}),
+             _debezium("u", 4, {"id": 3, "body": PLACEHOLDER, "qty": 33, "note": "c"}),  # filled from lsn 3
+             _debezium("u", 5, {"id": 9, "body": PLACEHOLDER, "qty": 9, "note": None})]  # no stored row
+    dropped = {k: v for k, v in DOC_FIELDS.items() if k != "note"}  # ALTER TABLE docs DROP COLUMN note
+    second = [_debezium("u", 10, {"id": 1, "body": PLACEHOLDER, "qty": 1, "note": "a2"}),
+              _debezium("u", 11, {"id": 2, "body": PLACEHOLDER, "qty": 2, "note": "b2"}),
+              _debezium("u", 12, {"id": 2, "body": "short now", "qty": 2, "note": "b3"}),
+              _debezium("u", 13, {"id": 1, "body": PLACEHOLDER, "qty": 11}, dropped),
+              _debezium("u", 14, {"id": 3, "body": PLACEHOLDER, "qty": "34"}, {**dropped, "qty": {"type": "string"}})]
+    write_jsonl(minute_dir(config.landing_root, "docs", START), "a.jsonl", first)
+    write_jsonl(minute_dir(config.landing_root, "docs", START + FIVE), "b.jsonl", second)
+
+    one = _ingest(catalog_spark, config, "shop.docs", START)
+    two = _ingest(catalog_spark, config, "shop.docs", START + FIVE)
+
+    rows = {r["id"]: r.asDict() for r in catalog_spark.table(table).collect()}
+    assert rows == {1: {"id": 1, "body": big[1], "qty": 11, "note": None},
+                    2: {"id": 2, "body": "short now", "qty": 2, "note": "b3"},
+                    3: {"id": 3, "body": big[3], "qty": 33, "note": "c"}}
+    assert (one.quarantined, two.quarantined) == (1, 1) and (one.keys, two.keys) == (3, 2)
+    reasons = sorted(r["reason"] for r in catalog_spark.table(config.qualified("shop.docs_quarantine")).collect())
+    assert reasons[0].startswith('field after.body: the source sent Debezium\'s unavailable-value placeholder '
+                                 '(__debezium_unavailable_value: an unchanged TOASTed value it did not log) and shop.docs '
+                                 'holds no row of this key')
+    assert reasons[1].startswith('field after.qty: the source sends string (value "34") where column qty is INT, a type '
+                                 'change Iceberg cannot widen')

@@ -27,14 +27,14 @@ FINAL = {
 }
 
 
-def _replay(decoded) -> dict[int, dict]:
+def _replay(decoded, key: str = "id") -> dict[int, dict]:
     """Apply changes per key in source order (the reduction the Spark job does): the table they leave."""
     table: dict[int, dict] = {}
     for change in sorted((d for d in decoded if d.kind == "change"), key=lambda d: d.position):
         if change.op == "d":
-            table.pop(change.values["id"], None)
+            table.pop(change.values[key], None)
         else:
-            table[change.values["id"]] = change.values
+            table[change.values[key]] = change.values
     return table
 
 
@@ -240,3 +240,40 @@ def test_unknown_fields_by_policy_and_truncates():
     truncate = ChangeDecoder(ORDERS, ("id",), CdcConfig()).decode(_envelope(
         "t", None, None, {"connector": "postgresql", "lsn": 9, "schema": "public", "table": "orders"}))
     assert (truncate.kind, truncate.op, truncate.reason) == ("truncate", "t", "op t: truncate of public.orders")
+
+
+def _oracle(scn: str, commit_scn: str | None, snapshot: str = "false", tx: str | None = "6.28.807") -> dict:
+    """The source block of Debezium's Oracle connector (LogMiner) as its documentation shows it: SCNs as strings."""
+    return {"version": "3.0.0.Final", "connector": "oracle", "name": "server1", "ts_ms": 1520085154000,
+            "snapshot": snapshot, "db": "ORCLPDB1", "sequence": None, "schema": "INVENTORY", "table": "CUSTOMERS",
+            "txId": tx, "scn": scn, "commit_scn": commit_scn, "lcr_position": None, "rs_id": "001234.00012345.0124",
+            "ssn": 0, "redo_thread": 1, "user_name": "DEBEZIUM", "row_id": "AAASgjAAMAAAACnAAA"}
+
+
+ORACLE_CUSTOMERS = tuple(TargetColumn.of(*c) for c in [("ID", "INT", True), ("FIRST_NAME", "STRING", False),
+                                                       ("LAST_NAME", "STRING", False), ("EMAIL", "STRING", False)])
+ORACLE_ANNE = {"ID": 1004, "FIRST_NAME": "Anne", "LAST_NAME": "Kretchmar", "EMAIL": "annek@noanswer.org"}
+
+
+def test_oracle_scns_order_by_commit_scn_then_scn():
+    """A snapshot row (no commit SCN), then transaction A changes the row first (smaller SCN) but commits after
+    transaction B (larger commit SCN): A's change is the later one. Two changes in one transaction share the commit
+    SCN and go by their own SCN; SCNs past 2^53 stay exact (strings, never floats)."""
+    decoder = ChangeDecoder(ORACLE_CUSTOMERS, ("ID",), CdcConfig())
+
+    def change(op: str, after: dict | None, source: dict) -> object:
+        return decoder.decode(_envelope(op, after, None if op != "d" else ORACLE_ANNE, source))
+
+    snapshot = change("r", ORACLE_ANNE, _oracle("2122184", None, snapshot="true", tx=None))
+    a = change("u", {**ORACLE_ANNE, "EMAIL": "a@x"}, _oracle("2122200", "2122300"))
+    b = change("u", {**ORACLE_ANNE, "EMAIL": "b@x"}, _oracle("2122250", "2122260"))
+    first = change("u", {**ORACLE_ANNE, "LAST_NAME": "K1"}, _oracle("9007199254740992", "9007199254740995"))
+    second = change("d", None, _oracle("9007199254740993", "9007199254740995"))
+
+    assert [d.kind for d in (snapshot, a, b, first, second)] == ["change"] * 5
+    in_order = sorted([second, a, first, snapshot, b], key=lambda d: d.position)
+    assert in_order == [snapshot, b, a, first, second]
+    assert _replay([b, second, snapshot, a, first], "ID") == {}, "the delete, last by SCN, wins"
+    assert _replay([b, snapshot, a], "ID") == {1004: {**ORACLE_ANNE, "EMAIL": "a@x"}}
+    bad = change("u", ORACLE_ANNE, _oracle("0x1f", None))
+    assert bad.reason == 'field source.scn: expected an integer position, got "0x1f"'

@@ -44,6 +44,11 @@ def test_a_row_names_how_the_table_is_maintained_and_ingested():
     found = build_table(TableId.parse("lake.raw.clicks"), {}, DEFAULTS, discovered=True)
     assert table_row(found, configured=False, exists=True) == {"table": "lake.raw.clicks", "maintained_by": "discovery rule",
                                                                "exists": True}
+    topic = {"format": "cdc", "kafka": {"topic": "shop.public.orders", "bootstrap_servers": "broker:9092"}}
+    fed = build_table(TableId.parse("lake.sales.orders"), {"key": ["id"], "ingest": topic}, DEFAULTS)
+    assert fed.source is None and fed.ingested
+    assert table_row(fed, configured=True, exists=False)["ingest"] == {
+        "source": "kafka:shop.public.orders", "format": "cdc", "mode": "batch", "commit_mode": "direct"}
 
 
 DOCUMENT = {"command": "tables", "config": "/etc/lakeops.yaml", "catalog": "lake", "explain": False, "tables": [

@@ -16,9 +16,9 @@ def run(ctx: Context, table: str, start: str, end: str) -> int:
 
     begin, finish = parse_interval(start, end)
     spec = ctx.table(table)
-    if spec.source is None:
+    if not spec.ingested:
         raise CliError(f"table {spec.name} has no source, so lakeops does not ingest it; set source: <landing folder under "
-                       f"landing_dir> in its entry in {ctx.config_path}")
+                       f"landing_dir> (or ingest.kafka: {{topic, bootstrap_servers}}) in its entry in {ctx.config_path}")
     planned = plan_for(spec.name, begin.isoformat(), finish.isoformat())
     jobs = ingest_jobs(spec.ingest.format, planned)
     document: dict[str, Any] = {"command": "ingest", "table": spec.name, "format": spec.ingest.format,

@@ -46,8 +46,9 @@ def table_row(spec: TableConfig, configured: bool, exists: bool) -> dict[str, An
     """What `lakeops tables` says of one table without reading more than whether it exists."""
     row: dict[str, Any] = {"table": spec.name, "maintained_by": "config entry" if configured else "discovery rule",
                            "exists": exists}
-    if spec.source is not None:
-        row["ingest"] = {"source": spec.source_dir, "format": spec.ingest.format, "mode": spec.ingest.mode,
+    if spec.ingested:
+        source = f"kafka:{spec.ingest.kafka.topic}" if spec.ingest.kafka is not None else spec.source_dir
+        row["ingest"] = {"source": source, "format": spec.ingest.format, "mode": spec.ingest.mode,
                          "commit_mode": spec.ingest.commit_mode}
     return row
 
