@@ -7,7 +7,7 @@ ConfigError naming the key, the value received and the fix. Values may use ``${V
 
 from __future__ import annotations
 
-from lakeops.config.catalog import CATALOG_KINDS, CatalogConfig
+from lakeops.catalogs.config import CATALOG_KINDS, CatalogConfig
 from lakeops.config.ingest import (
     COMMIT_MODES,
     INGEST_FORMATS,

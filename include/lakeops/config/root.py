@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lakeops.catalogs.config import CatalogConfig
 from lakeops.config.build import build
-from lakeops.config.catalog import CatalogConfig
 from lakeops.config.services import AlertsConfig, HealthConfig, SparkConfig
 from lakeops.config.table import TableConfig, build_table, parse_defaults
 from lakeops.exceptions import ConfigError
