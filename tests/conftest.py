@@ -64,17 +64,29 @@ def spark():
     session.stop()
 
 
-def config_data(base_dir: Path, tables: dict | None = None) -> dict:
+def shipped_models() -> dict:
+    """The ETL models of the shipped include/lakeops.yaml, their SQL files as absolute paths."""
+    import yaml
+
+    models = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["models"]
+    return {name: {**entry, "sql": str(PROJECT_ROOT / "include" / entry["sql"])} for name, entry in models.items()}
+
+
+def config_data(base_dir: Path, tables: dict | None = None, models: dict | None = None) -> dict:
     """The config file's content for a fresh embedded catalog (own name, SQLite file, warehouse and
     landing zone under base_dir). Tables are those of the shipped include/lakeops.yaml (events,
-    users, orders, with their policies) unless `tables` gives other table settings."""
+    users, orders, with their policies) unless `tables` gives other table settings; models are the
+    shipped ones with the shipped tables, else `models`."""
     import yaml
 
     shipped = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
-    return {
+    data = {
         "catalog": {"name": f"t{uuid.uuid4().hex[:10]}", "namespace": "lakeops", "data_dir": str(base_dir / "data")},
         "tables": shipped if tables is None else tables,
     }
+    if models is not None or tables is None:
+        data["models"] = shipped_models() if models is None else models
+    return data
 
 
 def make_test_config(base_dir: Path, tables: dict | None = None):

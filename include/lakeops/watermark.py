@@ -19,7 +19,10 @@ WATERMARK_PREFIX = "lakeops.watermark."
 
 
 def watermark_key(source_table: str) -> str:
-    return WATERMARK_PREFIX + validate_identifier(source_table, "watermark source table")
+    """The summary property of a source's watermark; the source as the model names it (table or namespace.table)."""
+    for part in source_table.split("."):
+        validate_identifier(part, f"watermark source table {source_table!r}")
+    return WATERMARK_PREFIX + source_table
 
 
 def watermarks_of(summary: dict[str, str] | None) -> dict[str, int]:

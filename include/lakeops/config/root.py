@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakeops.catalogs.config import CatalogConfig
 from lakeops.config.build import build
+from lakeops.config.models import ModelConfig, parse_models
 from lakeops.config.services import AlertsConfig, HealthConfig, SparkConfig
 from lakeops.config.table import TableConfig, build_table, parse_defaults
 from lakeops.exceptions import ConfigError
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
 
 CONFIG_ENV = "LAKEOPS_CONFIG"
-TOP_LEVEL_KEYS = ("catalog", "spark", "landing_dir", "defaults", "discover", "tables", "alerts", "health")
+TOP_LEVEL_KEYS = ("catalog", "spark", "landing_dir", "defaults", "discover", "tables", "models", "alerts", "health")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,16 @@ class LakeopsConfig:
     defaults: dict[str, Any] = field(default_factory=dict)
     """Policies every table starts from (raw, validated): below each table's properties and its entry."""
     discover: tuple[DiscoveryRule, ...] = ()
+    models: dict[str, ModelConfig] = field(default_factory=dict)
+    """ETL models by name (lakeops.config.models)."""
+
+    def model(self, name: str) -> ModelConfig:
+        """A configured ETL model, or ConfigError naming the configured ones."""
+        found = self.models.get(name)
+        if found is None:
+            raise ConfigError(f"model {name!r} is not in the config's models; configured models: "
+                              f"{', '.join(self.models) or 'none'}")
+        return found
 
     @property
     def landing_root(self) -> str:
@@ -93,7 +104,7 @@ def parse_config(data: Any, base_dir: Path) -> LakeopsConfig:
     if not isinstance(raw_tables, dict):
         raise ConfigError(f"tables: {raw_tables!r} must be a mapping of table identifier (namespace.table) to settings")
     defaults = parse_defaults(data.get("defaults"))
-    rest = {k: v for k, v in data.items() if k not in ("tables", "defaults", "discover")}
+    rest = {k: v for k, v in data.items() if k not in ("tables", "defaults", "discover", "models")}
     config: LakeopsConfig = build(LakeopsConfig, rest, "", defaults=defaults, discover=_parse_discover(data.get("discover")))
     tables: dict[str, TableConfig] = {}
     for name, entry in raw_tables.items():
@@ -105,7 +116,21 @@ def parse_config(data: Any, base_dir: Path) -> LakeopsConfig:
     landing = config.landing_dir
     if landing and "://" not in landing:
         landing = str((base_dir / landing).resolve())
-    return dataclasses.replace(config, catalog=catalog, landing_dir=landing, tables=tables)
+    models = parse_models(data.get("models"), base_dir)
+    _check_model_tables(models, tables, config.catalog.namespace)
+    return dataclasses.replace(config, catalog=catalog, landing_dir=landing, tables=tables, models=models)
+
+
+def _check_model_tables(models: dict[str, ModelConfig], tables: dict[str, TableConfig], namespace: str) -> None:
+    """Every model's table is configured (snapshot expiry reads the watermarks of configured tables) and its
+    source names are table identifiers."""
+    for model in models.values():
+        for name in model.sources:
+            TableId.parse(model.source_table(name), namespace, what=f"models.{model.name}.sources.{name}.table")
+        target = str(TableId.parse(model.table_name, namespace, what=f"models.{model.name}.table"))
+        if target not in tables:
+            raise ConfigError(f"models.{model.name}: its table {target} is not under tables; add an entry for it "
+                              "(with create: its columns and partition_by) so that expiry keeps its watermarks")
 
 
 def default_config_path() -> Path:

@@ -1,4 +1,4 @@
-"""Which work an ETL run does, decided from plain values: pure, no Spark, no catalog.
+"""Which work a model's ETL run does, decided from plain values: pure, no Spark, no catalog.
 
 * incremental: read the source snapshots after the watermark up to the source's current snapshot;
 * full: recompute the whole downstream table (first run, expired watermark, a rewrite of an
@@ -12,15 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from lakeops.config.models import ModelConfig
 from lakeops.exceptions import ConfigError
 
-# downstream table -> its sources (the watermark keys), its partition column (day partitions)
-DOWNSTREAM: dict[str, tuple[str, ...]] = {
-    "user_activity_hourly": ("events",),
-    "orders_current": ("orders", "users"),
-}
-PARTITION_COLUMN = {"user_activity_hourly": "hour", "orders_current": "created_at"}
-APPEND_ONLY = frozenset({"events"})
 # Snapshot operations an append-only incremental read cannot follow (compaction's `replace` it can).
 REWRITES = frozenset({"overwrite", "delete"})
 MAX_BACKFILL_DAYS = 366
@@ -48,7 +42,7 @@ class SourceRange:
 
 @dataclass(frozen=True)
 class EtlPlan:
-    table: str
+    model: str
     mode: str
     """incremental | full | backfill | noop"""
     ranges: tuple[SourceRange, ...]
@@ -64,17 +58,9 @@ class EtlPlan:
         return {r.source: r.end_snapshot_id for r in self.ranges if r.end_snapshot_id is not None}
 
     def as_dict(self) -> dict:
-        return {"table": self.table, "mode": self.mode, "reason": self.reason,
+        return {"model": self.model, "mode": self.mode, "reason": self.reason,
                 "dates": [d.isoformat() for d in self.dates],
                 "ranges": [{"source": r.source, "start": r.start_snapshot_id, "end": r.end_snapshot_id} for r in self.ranges]}
-
-
-def sources_of(table: str) -> tuple[str, ...]:
-    try:
-        return DOWNSTREAM[table]
-    except KeyError:
-        raise ConfigError(f"table {table!r} is not a downstream table of the incremental ETL; "
-                          f"use one of {', '.join(DOWNSTREAM)}") from None
 
 
 def dates_between(first: date, last: date) -> tuple[date, ...]:
@@ -111,6 +97,13 @@ def hour_spans(hours: list[datetime]) -> list[tuple[datetime, datetime]]:
     return spans
 
 
+def period_spans(values: list[datetime], grain: str) -> list[tuple[datetime, datetime]]:
+    """[start, end) of each run of consecutive periods (hours or days) holding the values."""
+    if grain == "hour":
+        return hour_spans([v.replace(minute=0, second=0, microsecond=0) for v in values])
+    return day_bounds(tuple(v.date() for v in values))
+
+
 def span_condition(column: str, spans: list[tuple[datetime, datetime]]) -> str:
     """SQL: `column` lies inside one of the [start, end) spans. Bounds are written as epoch
     microseconds (naive datetimes are local time, as PySpark returns them), so the condition means
@@ -126,37 +119,37 @@ def span_condition(column: str, spans: list[tuple[datetime, datetime]]) -> str:
                        for start, end in spans)
 
 
-def plan_etl(table: str, watermarks: dict[str, int], sources: dict[str, SourceState],
+def plan_etl(model: ModelConfig, watermarks: dict[str, int], sources: dict[str, SourceState],
              full: bool = False, backfill_dates: tuple[date, ...] = ()) -> EtlPlan:
-    """The plan of one run for one downstream table."""
-    names = sources_of(table)
+    """The plan of one run of a model. watermarks and sources are keyed by source table, as the model names them."""
+    names = [model.source_table(name) for name in model.sources]
     missing = [name for name in names if name not in sources]
     if missing:
-        raise ConfigError(f"no state given for source(s) {missing} of {table}")
+        raise ConfigError(f"no state given for source(s) {missing} of model {model.name}")
     current = tuple(SourceRange(n, None, sources[n].current_snapshot_id) for n in names)
     if backfill_dates:
-        return EtlPlan(table, "backfill", current, tuple(sorted(set(backfill_dates))),
+        return EtlPlan(model.name, "backfill", current, tuple(sorted(set(backfill_dates))),
                        f"backfill of {len(set(backfill_dates))} date(s)")
     if full:
-        return EtlPlan(table, "full", current, reason="full recompute requested")
+        return EtlPlan(model.name, "full", current, reason="full recompute requested")
     ranges = []
-    for name in names:
+    for alias, name in zip(model.sources, names, strict=True):
         state, mark = sources[name], watermarks.get(name)
         if mark is None:
-            return EtlPlan(table, "full", current, reason=f"no watermark for source {name} yet: first run")
+            return EtlPlan(model.name, "full", current, reason=f"no watermark for source {name} yet: first run")
         if state.current_snapshot_id is None or mark not in state.live_snapshot_ids:
-            return EtlPlan(table, "full", current, reason=(
+            return EtlPlan(model.name, "full", current, reason=(
                 f"watermark snapshot {mark} of source {name} has been expired (or the table was replaced); "
                 f"the changes since it cannot be read, so the whole table is recomputed"))
         after = state.operations_after.get(mark, ())
-        if name in APPEND_ONLY and REWRITES & set(after):
-            return EtlPlan(table, "full", current, reason=(
+        if model.source(alias).kind == "append" and REWRITES & set(after):
+            return EtlPlan(model.name, "full", current, reason=(
                 f"source {name} had {sorted(REWRITES & set(after))} commits after watermark {mark}; "
                 f"an append-only incremental read cannot follow them, so the whole table is recomputed"))
         ranges.append(SourceRange(name, mark, state.current_snapshot_id))
     if all(r.start_snapshot_id == r.end_snapshot_id for r in ranges):
-        return EtlPlan(table, "noop", tuple(ranges), reason="every source is at its watermark")
-    return EtlPlan(table, "incremental", tuple(ranges), reason="changes since the watermarks")
+        return EtlPlan(model.name, "noop", tuple(ranges), reason="every source is at its watermark")
+    return EtlPlan(model.name, "incremental", tuple(ranges), reason="changes since the watermarks")
 
 
 def _run_kind(run_type: str | None) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from lakeops.ingest.ddl import table_ddl
-from lakeops.spark.etl_transforms import user_activity, with_hour
+from lakeops.spark.etl_model import model_rows
 
 EVENT_SCHEMA = ("event_id string, user_id bigint, session_id string, event_time timestamp, event_type string, "
                 "page string, device string, country string, properties map<string,string>, ingested_at timestamp")
@@ -46,8 +46,14 @@ def activity(spark, config):
     return sorted_rows(spark.table(config.qualified("user_activity_hourly")), ACTIVITY)
 
 
+def from_scratch(spark, config, name):
+    """The model applied to the whole of its sources' current state."""
+    model = config.model(name)
+    return model_rows(spark, model, {s: spark.table(config.qualified(model.source_table(s))) for s in model.sources})
+
+
 def activity_from_scratch(spark, config):
-    return sorted_rows(user_activity(with_hour(spark.table(config.qualified("events")))), ACTIVITY)
+    return sorted_rows(from_scratch(spark, config, "user_activity_hourly"), ACTIVITY)
 
 
 BATCH1 = [("e1", 1, "s1", at(21, 10, 5), "page_view"), ("e2", 1, "s1", at(21, 10, 7), "click"),

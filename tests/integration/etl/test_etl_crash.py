@@ -31,7 +31,7 @@ TABLE = "user_activity_hourly"
 
 def _etl_job(config_path: Path, work: Path) -> list[str]:
     """spark-submit of the ETL job as the operator submits it (the jars, the library archive)."""
-    return spark_submit_command("incremental_etl", ["--table", TABLE, "--config", str(config_path)], work)
+    return spark_submit_command("incremental_etl", ["--model", TABLE, "--config", str(config_path)], work)
 
 
 def test_killed_before_and_after_the_publish_the_retries_equal_a_recompute(spark, tmp_path):

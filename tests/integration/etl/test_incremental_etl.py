@@ -13,7 +13,6 @@ import pytest
 from lakeops.catalog import load_catalog
 from lakeops.etl.inputs import plan_from_catalog
 from lakeops.spark.etl import run_etl
-from lakeops.spark.etl_transforms import orders_enriched
 from lakeops.watermark import current_watermarks, watermarks_of
 from tests.integration.etl.helpers import (
     BATCH1,
@@ -23,15 +22,16 @@ from tests.integration.etl.helpers import (
     append_events,
     at,
     create_tables,
+    from_scratch,
     sorted_rows,
 )
 
 pytestmark = pytest.mark.spark
 
 
-def _run(spark, config, table="user_activity_hourly", **kwargs):
+def _run(spark, config, model="user_activity_hourly", **kwargs):
     catalog = load_catalog(config.catalog)
-    return run_etl(spark, catalog, config, plan_from_catalog(catalog, config, table, **kwargs))
+    return run_etl(spark, catalog, config, plan_from_catalog(catalog, config, model, **kwargs))
 
 
 def _table(config, name):
@@ -109,8 +109,7 @@ ORDER_COLS = ["order_id", "user_id", "status", "amount", "currency", "created_at
 
 
 def _orders_from_scratch(spark, config):
-    enriched = orders_enriched(spark.table(config.qualified("orders")), spark.table(config.qualified("users")))
-    return sorted_rows(enriched, ORDER_COLS)
+    return sorted_rows(from_scratch(spark, config, "orders_current"), ORDER_COLS)
 
 
 @pytest.mark.parametrize("mode", ["copy-on-write", "merge-on-read"])
