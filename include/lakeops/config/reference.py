@@ -98,6 +98,7 @@ def render() -> str:
         TableConfig,
         ZonemapConfig,
     )
+    from lakeops.config.models import ModelConfig, ModelSourceConfig
     from lakeops.config.sources import CdcConfig, KafkaSourceConfig
     from lakeops.tables.discovery import DiscoveryRule
 
@@ -118,6 +119,8 @@ def render() -> str:
     parts += section("ingest.kafka", KafkaSourceConfig, "ingest.kafka.")
     parts += section("ingest.cdc", CdcConfig, "ingest.cdc.")
     parts += section("streaming", StreamingConfig, "streaming.")
+    parts += section("models.<name> (ETL models)", ModelConfig, "", skip=("name", "config_dir"))
+    parts += section("models.<name>.sources.<source>", ModelSourceConfig, "")
     parts += section("alerts", AlertsConfig, "alerts.")
     parts += section("health (the history, top level)", HealthConfig, "health.")
     return "\n".join(parts) + END + "\n"

@@ -5,6 +5,7 @@ Ingest is one DAG per configured table with a `source` or an `ingest.kafka` topi
 backfills under its name); maintenance is one DAG per kind whose first task lists the tables at run time (configured
 and discovered) and maps one task per table, labelled with its name: a table created later is maintained from the
 next run on, the parse time does not grow with the number of tables, and one table's failure is its own task's.
+ETL is one DAG per model (`etl.<model>`): a model is a pipeline a person wrote, with its own schedule and backfills.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from lakeops.config import LakeopsConfig, load_config
 def build_dags(config: LakeopsConfig) -> list[DAG]:
     """The DAGs of this configuration."""
     from lakeops_airflow.dags.compaction import compact_on_health_dag, compact_tables_dag
-    from lakeops_airflow.dags.etl import incremental_etl_dag
+    from lakeops_airflow.dags.etl import etl_model_dag
     from lakeops_airflow.dags.ingest import ingest_dag, stream_dag
     from lakeops_airflow.dags.maintenance import expire_snapshots_dag, zonemap_dag
     from lakeops_airflow.dags.observe import table_freshness_dag, table_health_dag
@@ -31,7 +32,8 @@ def build_dags(config: LakeopsConfig) -> list[DAG]:
             continue
         dags.append(stream_dag(spec) if spec.ingest.mode == "streaming" else ingest_dag(spec))
     dags += [compact_tables_dag(), compact_on_health_dag(), expire_snapshots_dag(), zonemap_dag("hourly"),
-             zonemap_dag("daily"), table_freshness_dag(), table_health_dag(), incremental_etl_dag()]
+             zonemap_dag("daily"), table_freshness_dag(), table_health_dag()]
+    dags += [etl_model_dag(config, model) for model in config.models.values()]
     return dags
 
 

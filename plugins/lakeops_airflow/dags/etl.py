@@ -1,46 +1,63 @@
-"""The incremental ETL of the downstream tables, hourly over a real data interval, backfillable by date."""
+"""One DAG per ETL model (`etl.<model>`): it keeps the model's table up to date from its sources, incrementally
+and exactly once, when a source commits or on the model's schedule, and backfills it by date."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from airflow.sdk import DAG, Param
-from airflow.timetables.interval import CronDataIntervalTimetable
+from airflow.sdk import DAG, AssetAny, AssetOrTimeSchedule, CronDataIntervalTimetable, Param
 
+from lakeops.config import LakeopsConfig
+from lakeops.config.models import ModelConfig
+from lakeops_airflow.assets import table_asset
 from lakeops_airflow.dag_defaults import default_args
 from lakeops_airflow.dags.common import START_DATE
 from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 
+DAILY = "0 0 * * *"
+"""The timetable of a model that runs on its sources' commits: one data interval per day, which is what
+`airflow backfill create` makes one run per day of, each recomputing its date."""
+
 ETL_DOC = """
-### Incremental ETL
+### ETL model {model}
 
-Every hour a Spark job brings the downstream tables up to date with what changed in their
-sources since the last processed source snapshot (the **watermark**):
+Keeps `{table}` up to date from {sources}: {when}. Each run reads only what changed since the last processed
+source snapshots (the **watermarks**, kept in the table's snapshot summary in the same commit as the data), so a
+retry or a crash neither skips nor double-counts; rows whose `{recompute}` values a change touches are recomputed
+and merged on the key `{key}`. An expired watermark snapshot is logged and answered by a full recompute.
 
-* `user_activity_hourly` from `events` (append-only: snapshot-range read): per user and hour,
-  events by type, sessions, first and last event time. Late events update the hours they belong to.
-* `orders_current` from the CDC tables `orders` and `users` (Iceberg changelog view): every order
-  with its user's current row; updates and deletes on the sources show up here.
-
-**Exactly once**: the watermark lives in the downstream table's snapshot summary, written in the
-same commit as the data, so a retry or a crash neither skips nor double-counts. An expired
-watermark snapshot is reported and the table is recomputed in full, never skipped.
-
-**Backfills by date**: `airflow backfill create --dag-id incremental_etl --from-date 2026-11-20
---to-date 2026-11-21` (or the UI's backfill form): each backfill run recomputes the downstream
-partitions of its date from the source by partition-scoped overwrite. A manual run with the params
-`from_date`/`to_date` recomputes that whole range. Backfills are idempotent, may run in any order
-and never move the watermark. `full_recompute` rebuilds the whole table.
+**Backfills by date**: `airflow backfill create --dag-id {dag_id} --from-date 2026-11-20 --to-date 2026-11-21`
+(or the UI's backfill form): each run overwrites the partitions of its date (`{partition}`) with rows recomputed
+from the sources' current snapshots; backfills are idempotent, may run in any order and never move the
+watermarks. A manual run with the params `from_date`/`to_date` recomputes that range; `full_recompute` rebuilds
+the whole table. From a shell: `lakeops etl run {model} [--full] [--from D --to D]`.
 """
 
 
-def incremental_etl_dag() -> DAG:
+def dag_id_of(model: str) -> str:
+    return f"etl.{model}"
+
+
+def _schedule(config: LakeopsConfig, model: ModelConfig) -> CronDataIntervalTimetable | AssetOrTimeSchedule:
+    """The model's cron as a real data interval; else its sources' assets, or a day's interval."""
+    if model.schedule:
+        return CronDataIntervalTimetable(model.schedule, timezone="UTC")
+    assets = [table_asset(config.identifier(model.source_table(name))) for name in model.sources]
+    return AssetOrTimeSchedule(timetable=CronDataIntervalTimetable(DAILY, timezone="UTC"), assets=AssetAny(*assets))
+
+
+def etl_model_dag(config: LakeopsConfig, model: ModelConfig) -> DAG:
+    sources = ", ".join(f"`{config.identifier(model.source_table(n))}` ({model.source(n).kind})" for n in model.sources)
+    when = f"on the schedule `{model.schedule}`" if model.schedule else "whenever one of them commits (and daily)"
+    dag_id = dag_id_of(model.name)
+    doc = ETL_DOC.format(model=model.name, table=config.identifier(model.table_name), sources=sources, when=when,
+                         recompute=", ".join(model.recompute_columns), key=", ".join(model.key),
+                         partition=model.partition_column, dag_id=dag_id)
     with DAG(
-        dag_id="incremental_etl",
-        doc_md=ETL_DOC,
-        # A real data interval [previous hour, this hour): backfill runs take their date from it.
-        schedule=CronDataIntervalTimetable("0 * * * *", timezone="UTC"),
+        dag_id=dag_id,
+        doc_md=doc,
+        schedule=_schedule(config, model),
         start_date=START_DATE,
         catchup=False,
         max_active_runs=1,
@@ -48,8 +65,6 @@ def incremental_etl_dag() -> DAG:
         default_args=default_args(retry_delay=timedelta(minutes=1), max_retry_delay=timedelta(minutes=10)),
         deadline=dag_deadline("etl"),
         params={
-            "table": Param("all", type="string", enum=["all", "user_activity_hourly", "orders_current"],
-                           description="downstream table to maintain"),
             "from_date": Param(None, type=["null", "string"], format="date",
                                description="recompute the partitions from this date (YYYY-MM-DD), with to_date"),
             "to_date": Param(None, type=["null", "string"], format="date",
@@ -61,7 +76,7 @@ def incremental_etl_dag() -> DAG:
             task_id="etl",
             job="incremental_etl",
             job_args=[
-                "--table", "{{ params.table }}",
+                "--model", model.name,
                 "--from-date", "{{ params.from_date or '' }}",
                 "--to-date", "{{ params.to_date or '' }}",
                 "--full-recompute", "{{ params.full_recompute }}",

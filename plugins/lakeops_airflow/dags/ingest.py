@@ -12,6 +12,7 @@ from airflow.sdk import DAG, Param, task
 from airflow.timetables.interval import CronDataIntervalTimetable
 
 from lakeops.config import STREAM_MAX_RUN_SECONDS, TableConfig
+from lakeops_airflow.assets import table_asset
 from lakeops_airflow.dag_defaults import INGEST_PRIORITY, default_args
 from lakeops_airflow.dags.common import START_DATE
 from lakeops_airflow.deadlines import dag_deadline
@@ -78,7 +79,7 @@ def ingest_dag(spec: TableConfig) -> DAG:
              default_args=default_args(priority_weight=INGEST_PRIORITY), params=_params(),
              deadline=dag_deadline("ingest", table=spec.name)) as dag:
         if spec.ingest.format == "cdc":
-            LakeopsSparkSubmitOperator(task_id="ingest", job="ingest_cdc",
+            LakeopsSparkSubmitOperator(task_id="ingest", job="ingest_cdc", outlets=[table_asset(spec.name)],
                                        job_args=["--table", spec.name, "--start", START, "--end", END])
         else:
             _events_tasks(spec.name)
@@ -107,7 +108,7 @@ def _events_tasks(table: str) -> None:
         """The arguments of each writer job; none when the batch is already committed."""
         return [list(args) for args in planned["writer_args"]]
 
-    @task(trigger_rule="none_failed")
+    @task(trigger_rule="none_failed", outlets=[table_asset(table)])
     def commit(planned: Any) -> dict:
         """Commit what every writer staged, once; then clean the staging."""
         from lakeops.staging.tasks import commit_for
@@ -115,7 +116,7 @@ def _events_tasks(table: str) -> None:
         return commit_for(planned)
 
     planned = plan()
-    ingest = LakeopsSparkSubmitOperator(task_id="ingest", job="ingest_events",
+    ingest = LakeopsSparkSubmitOperator(task_id="ingest", job="ingest_events", outlets=[table_asset(table)],
                                         job_args=["--table", table, "--start", START, "--end", END])
     writer_args = shares(planned)
     stage = LakeopsSparkSubmitOperator.partial(task_id="stage", job="stage_events", pool=SPARK_POOL).expand(
@@ -158,6 +159,6 @@ def stream_dag(spec: TableConfig) -> DAG:
              catchup=False, max_active_runs=1, tags=["lakeops", "ingest", "streaming"],
              default_args=default_args(priority_weight=INGEST_PRIORITY),
              deadline=dag_deadline("stream", table=spec.name)) as dag:
-        LakeopsSparkSubmitOperator(task_id="stream_available_now", job="stream_events",
+        LakeopsSparkSubmitOperator(task_id="stream_available_now", job="stream_events", outlets=[table_asset(spec.name)],
                                    job_args=["--table", spec.name, "--mode", "available-now"])
     return dag

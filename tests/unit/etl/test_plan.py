@@ -4,6 +4,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from lakeops.config.models import ModelConfig, ModelSourceConfig
 from lakeops.etl.plan import (
     EtlPlan,
     SourceRange,
@@ -12,16 +13,22 @@ from lakeops.etl.plan import (
     dates_between,
     day_bounds,
     hour_spans,
+    period_spans,
     plan_etl,
     span_condition,
 )
 from lakeops.exceptions import ConfigError
 
+ACTIVITY = ModelConfig("activity", python="models:activity", key=("user_id", "hour"), partition_column="hour",
+                       sources={"events": ModelSourceConfig(kind="append")})
+ORDERS = ModelConfig("orders_now", python="models:orders", key=("order_id",), partition_column="created_at",
+                     recompute_by=("user_id",),
+                     sources={"orders": ModelSourceConfig(kind="changelog"), "users": ModelSourceConfig(kind="changelog")})
 EVENTS = SourceState("events", 30, frozenset({10, 20, 30}), {20: ("append", "replace")})
 
 
 def test_incremental_range_from_the_watermark():
-    plan = plan_etl("user_activity_hourly", {"events": 20}, {"events": EVENTS})
+    plan = plan_etl(ACTIVITY, {"events": 20}, {"events": EVENTS})
     assert plan.mode == "incremental"
     assert plan.ranges == (SourceRange("events", 20, 30),)
     assert plan.new_watermarks == {"events": 30}
@@ -29,47 +36,63 @@ def test_incremental_range_from_the_watermark():
 
 def test_no_change_is_a_noop():
     state = SourceState("events", 30, frozenset({30}), {30: ()})
-    assert plan_etl("user_activity_hourly", {"events": 30}, {"events": state}).mode == "noop"
+    assert plan_etl(ACTIVITY, {"events": 30}, {"events": state}).mode == "noop"
 
 
 def test_first_run_is_full():
-    plan = plan_etl("user_activity_hourly", {}, {"events": EVENTS})
+    plan = plan_etl(ACTIVITY, {}, {"events": EVENTS})
     assert plan.mode == "full" and plan.ranges == (SourceRange("events", None, 30),)
     assert "first run" in plan.reason and plan.new_watermarks == {"events": 30}
 
 
 def test_expired_watermark_is_named_and_recomputes_in_full():
-    plan = plan_etl("user_activity_hourly", {"events": 5}, {"events": EVENTS})
+    plan = plan_etl(ACTIVITY, {"events": 5}, {"events": EVENTS})
     assert plan.mode == "full"
     assert "watermark snapshot 5 of source events has been expired" in plan.reason
 
 
 def test_rewrite_of_an_append_only_source_recomputes_in_full():
     state = SourceState("events", 30, frozenset({20, 30}), {20: ("delete",)})
-    plan = plan_etl("user_activity_hourly", {"events": 20}, {"events": state})
+    plan = plan_etl(ACTIVITY, {"events": 20}, {"events": state})
     assert plan.mode == "full" and "['delete']" in plan.reason
 
 
 def test_cdc_sources_may_overwrite_and_each_has_its_range():
     orders = SourceState("orders", 8, frozenset({7, 8}), {7: ("overwrite",)})
     users = SourceState("users", 3, frozenset({3}), {3: ()})
-    plan = plan_etl("orders_current", {"orders": 7, "users": 3}, {"orders": orders, "users": users})
+    plan = plan_etl(ORDERS, {"orders": 7, "users": 3}, {"orders": orders, "users": users})
     assert plan.mode == "incremental"
     assert plan.ranges == (SourceRange("orders", 7, 8), SourceRange("users", 3, 3))
     assert plan.new_watermarks == {"orders": 8, "users": 3}
 
 
 def test_backfill_carries_no_watermark_and_sorted_dates():
-    plan = plan_etl("user_activity_hourly", {"events": 20}, {"events": EVENTS},
+    plan = plan_etl(ACTIVITY, {"events": 20}, {"events": EVENTS},
                     backfill_dates=(date(2026, 11, 3), date(2026, 11, 1)))
     assert plan.mode == "backfill" and plan.dates == (date(2026, 11, 1), date(2026, 11, 3))
     assert plan.new_watermarks == {}
     assert plan.ranges == (SourceRange("events", None, 30),)
 
 
-def test_unknown_table_is_refused_with_the_choices():
-    with pytest.raises(ConfigError, match="'clicks' is not a downstream table.*user_activity_hourly, orders_current"):
-        plan_etl("clicks", {}, {})
+def test_a_missing_source_state_is_refused_naming_it():
+    with pytest.raises(ConfigError, match=r"no state given for source\(s\) \['users'\] of model orders_now"):
+        plan_etl(ORDERS, {}, {"orders": SourceState("orders", 1)})
+
+
+def test_a_source_named_by_another_table_keys_its_watermark_by_that_table():
+    model = ModelConfig("m", python="models:m", key=("id",), partition_column="day",
+                        sources={"clicks": ModelSourceConfig(table="web.clicks", kind="append")})
+    state = SourceState("web.clicks", 9, frozenset({4, 9}), {4: ("append",)})
+    plan = plan_etl(model, {"web.clicks": 4}, {"web.clicks": state})
+    assert plan.ranges == (SourceRange("web.clicks", 4, 9),) and plan.new_watermarks == {"web.clicks": 9}
+
+
+def test_period_spans_by_hour_and_by_day():
+    values = [datetime(2026, 11, 21, 10, 30), datetime(2026, 11, 21, 11, 5), datetime(2026, 11, 23, 1)]
+    assert period_spans(values, "hour") == [(datetime(2026, 11, 21, 10), datetime(2026, 11, 21, 12)),
+                                            (datetime(2026, 11, 23, 1), datetime(2026, 11, 23, 2))]
+    assert period_spans(values, "day") == [(datetime(2026, 11, 21), datetime(2026, 11, 22)),
+                                           (datetime(2026, 11, 23), datetime(2026, 11, 24))]
 
 
 def test_dates_between_and_day_bounds():
@@ -98,7 +121,7 @@ def test_choose_backfill_dates():
 
 def test_plan_as_dict_is_plain():
     plan = EtlPlan("user_activity_hourly", "backfill", (SourceRange("events", None, 30),), (date(2026, 11, 1),), "r")
-    assert plan.as_dict() == {"table": "user_activity_hourly", "mode": "backfill", "reason": "r", "dates": ["2026-11-01"],
+    assert plan.as_dict() == {"model": "user_activity_hourly", "mode": "backfill", "reason": "r", "dates": ["2026-11-01"],
                               "ranges": [{"source": "events", "start": None, "end": 30}]}
 
 

@@ -1,0 +1,63 @@
+"""The config's `models` section: typed, validated, errors naming the value and the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from lakeops.config import load_config, parse_config
+from lakeops.exceptions import ConfigError
+from tests.conftest import PROJECT_ROOT
+
+TABLES = {"lakeops.events": {}, "lakeops.daily": {}}
+
+
+def _config(tmp_path, **model):
+    (tmp_path / "daily.sql").write_text("SELECT user_id, date_trunc('day', event_time) AS day, count(1) AS n FROM events "
+                                        "GROUP BY 1, 2;\n")
+    entry = {"sql": "daily.sql", "table": "lakeops.daily", "key": ["user_id", "day"], "partition_column": "day",
+             "sources": {"events": {"kind": "append", "time_column": "event_time",
+                                    "keys": {"day": "date_trunc('day', event_time)"}}}}
+    entry.update(model)
+    return parse_config({"catalog": {"namespace": "lakeops", "data_dir": "d"}, "tables": TABLES,
+                         "models": {"daily": entry}}, tmp_path)
+
+
+def test_a_model_is_typed_with_its_defaults(tmp_path):
+    model = _config(tmp_path).model("daily")
+    assert model.sql_path == tmp_path / "daily.sql" and model.table_name == "lakeops.daily"
+    assert model.recompute_columns == ("user_id", "day") and model.span_pruning
+    assert model.key_expressions("events") == {"user_id": "user_id", "day": "date_trunc('day', event_time)"}
+    assert model.source_table("events") == "events" and model.partition_grain == "day" and model.schedule is None
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"sql": "nope.sql"}, r"models.daily.sql: file .*nope.sql' does not exist; the path is relative to the config file"),
+    ({"python": "pkg.mod:fn"}, "give exactly one of sql .* or python"),
+    ({"key": []}, "models.daily.key: a model needs its key columns"),
+    ({"partition_grain": "week"}, "partition_grain: 'week'; use one of day, hour"),
+    ({"schedule": "hourly"}, "schedule: 'hourly' is not a cron expression"),
+    ({"sources": {"events": {"kind": "cdc"}}}, r"sources.events.kind: 'cdc'; use one of append, changelog"),
+    ({"sources": {"events": {"keys": {"hour": "x"}}}}, "keys: 'hour' is not a recompute_by column of the model"),
+    ({"sources": {"events": {"mode": "append"}}}, "sources.events: unknown key 'mode'; allowed keys are table, kind"),
+    ({"sources": {"ev-ents": {}}}, "'ev-ents' is not a valid name"),
+    ({"sources": []}, "sources: \\[\\] must be a mapping of source name to settings"),
+    ({"table": "lakeops.other"}, "its table lakeops.other is not under tables; add an entry"),
+    ({"owner": "x"}, "models.daily: unknown key 'owner'"),
+])
+def test_bad_values_are_named_with_the_fix(tmp_path, change, message):
+    with pytest.raises(ConfigError, match=message):
+        _config(tmp_path, **change)
+
+
+def test_an_unknown_model_names_the_configured_ones(tmp_path):
+    with pytest.raises(ConfigError, match="model 'x' is not in the config's models; configured models: daily"):
+        _config(tmp_path).model("x")
+
+
+def test_the_shipped_models_are_the_two_demo_pipelines():
+    config = load_config(PROJECT_ROOT / "include" / "lakeops.yaml")
+    assert list(config.models) == ["user_activity_hourly", "orders_current"]
+    orders = config.model("orders_current")
+    assert orders.recompute_columns == ("user_id",) and not orders.span_pruning
+    assert [s.kind for s in orders.sources.values()] == ["changelog", "changelog"]
+    assert config.model("user_activity_hourly").partition_grain == "hour"
