@@ -55,6 +55,10 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
         from lakeops.cli.commands import ingest
 
         return ingest.run(ctx, args.table, args.start, args.end)
+    if args.command == "etl":
+        from lakeops.cli.commands import etl
+
+        return etl.run(ctx, args.model, args.full, args.from_date, args.to_date)
     raise AssertionError(f"unhandled command {args.command!r}")
 
 

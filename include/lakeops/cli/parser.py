@@ -82,4 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--start", metavar="TIME", required=True, help=f"interval start, e.g. {TIME_EXAMPLE}")
     ingest.add_argument("--end", metavar="TIME", required=True, help="interval end (exclusive)")
     _spark(ingest)
+
+    etl = command("etl", "run an ETL model (the config's models)")
+    etl_actions = etl.add_subparsers(dest="etl_command", metavar="ACTION", required=True)
+    etl_run = command("run", "bring a model up to date from its sources' changes, recompute it (--full) or backfill "
+                             "dates (--from/--to) (spark-submit incremental_etl)", etl_actions)
+    etl_run.add_argument("model", metavar="MODEL", help="a model's name under the config's models")
+    etl_run.add_argument("--full", action="store_true", help="recompute the whole table from its sources")
+    etl_run.add_argument("--from", dest="from_date", metavar="D", help="first date to backfill, e.g. 2026-11-20")
+    etl_run.add_argument("--to", dest="to_date", metavar="D", help="last date to backfill (inclusive)")
+    _spark(etl_run)
     return parser

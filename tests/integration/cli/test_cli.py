@@ -184,6 +184,7 @@ def test_ingest_staged_writes_then_commits_once(lake):
     (["health", NOT_CREATED], "does not exist in catalog"),
     (["ingest", DISCOVERED, "--start", "2026-11-21T10:00:00Z", "--end", "2026-11-21T10:05:00Z"], "has no source"),
     (["expire", TABLE, "--older-than", "2999-01-01T00:00:00Z"], "is in the future"),
+    (["etl", "run", "nope"], "model 'nope' is not in the config's models"),
 ])
 def test_bad_input_exits_2_naming_the_value_and_the_fix(lake, args, message):
     done = lake.run(*args, expect=2)
