@@ -1,5 +1,6 @@
-"""`airflow backfill create` for incremental_etl against a running scheduler: the backfill run
-recomputes its date's partition of user_activity_hourly and leaves the watermark alone."""
+"""`airflow backfill create` for the DAG of the model user_activity_hourly (etl.user_activity_hourly, on its
+source's asset and a daily interval) against a running scheduler: the backfill run recomputes its date's
+partition of the model's table and leaves the watermark alone."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.integration.etl.helpers import seed_events
 
 pytestmark = [pytest.mark.airflow, pytest.mark.e2e, pytest.mark.spark]
 
-DAG_ID = "incremental_etl"
+DAG_ID = "etl.user_activity_hourly"
 USER = 80019  # no other test writes this user
 
 
@@ -64,8 +65,8 @@ def test_backfill_create_recomputes_the_date(airflow_services, spark):
     services = airflow_services
     services.wait_for(lambda: any(d["dag_id"] == DAG_ID for d in services.api("GET", "/api/v2/dags")["dags"]),
                       timeout=180, what=f"{DAG_ID} to be parsed")
-    _cli_while_locked(services, "backfill", "create", "--dag-id", DAG_ID, "--from-date", "2026-11-19T10:00:00+00:00",
-                      "--to-date", "2026-11-19T10:00:00+00:00", "--reprocess-behavior", "completed", attempts=3,
+    _cli_while_locked(services, "backfill", "create", "--dag-id", DAG_ID, "--from-date", "2026-11-19T00:00:00+00:00",
+                      "--to-date", "2026-11-19T00:00:00+00:00", "--reprocess-behavior", "completed", attempts=3,
                       before_retry=lambda: _cancel_open_backfills(services))
     # The scheduler queues no task of a paused DAG, backfill runs included, and the fixture starts
     # every DAG paused. Unpaused, the DAG also gets its latest scheduled run: the watermark checks

@@ -1,0 +1,49 @@
+"""Models a user writes, for the ETL tests: their SQL files, tables and config, on a fresh catalog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from lakeops.config import load_config
+from tests.conftest import config_data, register_catalog
+
+ITEMS_SQL = """SELECT grp, date_trunc('day', ts) AS day, count(1) AS n, sum(v) AS total, max(id) AS top
+FROM items GROUP BY grp, date_trunc('day', ts)
+"""
+AD_DAY_SQL = """SELECT i.ad_id, i.day, i.impressions, coalesce(c.clicks, 0) AS clicks
+FROM (SELECT ad_id, date_trunc('day', ts) AS day, count(1) AS impressions FROM impressions GROUP BY 1, 2) i
+LEFT JOIN (SELECT ad_id, date_trunc('day', ts) AS day, count(1) AS clicks FROM clicks GROUP BY 1, 2) c
+  ON i.ad_id = c.ad_id AND i.day = c.day
+"""
+HITS = {"columns": {"ad_id": "bigint not null", "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}
+DAY_KEY = {"day": "date_trunc('day', ts)"}
+TABLES = {
+    "lakeops.items": {"key": ["id"], "create": {"columns": {"id": "bigint not null", "grp": "bigint", "v": "bigint",
+                                                           "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}},
+    "lakeops.items_by_group": {"create": {"columns": {"grp": "bigint", "day": "timestamp", "n": "bigint",
+                                                      "total": "bigint", "top": "bigint"}, "partition_by": ["day(day)"]}},
+    "lakeops.impressions": {"create": HITS},
+    "lakeops.clicks": {"create": HITS},
+    "lakeops.ad_day": {"create": {"columns": {"ad_id": "bigint not null", "day": "timestamp not null",
+                                              "impressions": "bigint", "clicks": "bigint"}, "partition_by": ["day(day)"]}},
+}
+MODELS = {
+    "items_by_group": {"sql": "items_by_group.sql", "key": ["grp", "day"], "partition_column": "day",
+                       "sources": {"items": {"kind": "changelog", "time_column": "ts", "keys": DAY_KEY}}},
+    "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day",
+               "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
+                           "clicks": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
+}
+
+
+def user_models_config(spark, base: Path):
+    """A config with the user models above on its own catalog, registered on spark."""
+    (base / "items_by_group.sql").write_text(ITEMS_SQL)
+    (base / "ad_day.sql").write_text(AD_DAY_SQL)
+    path = base / "lakeops.yaml"
+    path.write_text(yaml.safe_dump(config_data(base, TABLES, MODELS)))
+    config = load_config(path)
+    register_catalog(spark, config)
+    return config, path
