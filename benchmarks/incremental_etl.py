@@ -72,7 +72,7 @@ SCENARIOS = {
     "10m": Sizes(),
     "20m": Sizes(rows_per_day=500_000),
     "50m": Sizes(rows_per_day=1_250_000, repetitions=3),
-    "10m_changelog": Sizes(source="changelog", changed_share=0.01),
+    "10m_changelog": Sizes(repetitions=3, source="changelog", changed_share=0.01),
     "50m_changelog": Sizes(rows_per_day=1_250_000, repetitions=3, source="changelog", changed_share=0.01),
 }
 """Source rows over 40 day partitions, append-only or changing (changelog)."""
