@@ -69,7 +69,7 @@ class Sizes:
 
 
 SCENARIOS = {
-    "10m": Sizes(),
+    "10m": Sizes(repetitions=3),
     "20m": Sizes(rows_per_day=500_000),
     "50m": Sizes(rows_per_day=1_250_000, repetitions=3),
     "10m_changelog": Sizes(repetitions=3, source="changelog", changed_share=0.01),

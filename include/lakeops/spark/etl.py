@@ -143,8 +143,8 @@ def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig,
     partition = model.recompute_columns.index(model.partition_column) if model.span_pruning else None
     values: list[datetime] = [] if partition is None else [
         row[0] for row in affected.select(key_names[partition]).distinct().collect() if row[0] is not None]
-    cached = (affected, *appends.values())
-    if affected.isEmpty():
+    cached: tuple[DataFrame, ...] = (affected, *appends.values())
+    if (not values) if partition is not None else affected.isEmpty():
         for frame in cached:
             frame.unpersist()
         return None
@@ -161,7 +161,9 @@ def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig,
             frame = frame.where(F.expr(span_condition(column, spans))) if spans and column else frame
         keyed = frame.select("*", *_key_columns(model, name))
         inputs[name] = keyed.join(F.broadcast(affected), key_names, "left_semi").drop(*key_names)
-    rows = model_rows(spark, model, inputs)
+    # Held: the MERGE's source and the search for the rows it no longer yields both read it.
+    rows = model_rows(spark, model, inputs).cache()
+    cached = (*cached, rows)
     target_name = config.qualified(model.table_name)
     target = spark.table(target_name)
     if spans:
