@@ -126,8 +126,8 @@ def _changes(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, nam
     assert r.end_snapshot_id is not None
     if model.source(name).kind == "append":
         return appended(spark, table, r.start_snapshot_id, r.end_snapshot_id)
-    spec = config.tables.get(config.identifier(r.source))
-    return changelog(spark, table, r.start_snapshot_id, r.end_snapshot_id, spec.key if spec else ())
+    # Only the changed rows' recompute values are needed here, not which change each is: no key, no pairing.
+    return changelog(spark, table, r.start_snapshot_id, r.end_snapshot_id)
 
 
 def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan) -> _Merge | None:

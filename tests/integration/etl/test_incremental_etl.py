@@ -13,6 +13,7 @@ import pytest
 from lakeops.catalog import load_catalog
 from lakeops.etl.inputs import plan_from_catalog
 from lakeops.spark.etl import run_etl
+from lakeops.spark.etl_changes import CHANGE_TYPE, changelog
 from lakeops.watermark import current_watermarks, watermarks_of
 from tests.integration.etl.helpers import (
     BATCH1,
@@ -136,7 +137,13 @@ def test_cdc_updates_and_deletes_reach_orders_current(catalog_spark, lakeops_con
     spark.sql(f"UPDATE {orders} SET status = 'paid' WHERE order_id = 11")
     spark.sql(f"DELETE FROM {orders} WHERE order_id = 12")
     spark.sql(f"DELETE FROM {users} WHERE user_id = 2")
-    result = _run(spark, config, "orders_current")
+    catalog = load_catalog(config.catalog)
+    plan = plan_from_catalog(catalog, config, "orders_current")
+    start, end = plan.ranges[0].start_snapshot_id, plan.ranges[0].end_snapshot_id
+    changes = changelog(spark, orders, start, end, ("order_id",)).select("order_id", "status", CHANGE_TYPE).collect()
+    assert sorted(tuple(r) for r in changes) == [(11, "new", "update_before"), (11, "paid", "update_after"),
+                                                 (12, "new", "delete")]
+    result = run_etl(spark, catalog, config, plan)
     assert (result.mode, result.status) == ("incremental", "committed")
 
     got = sorted_rows(spark.table(config.qualified("orders_current")), ORDER_COLS)
