@@ -55,7 +55,7 @@ def test_changelog_model_equals_a_recompute_after_every_run(spark, tmp_path_fact
     create_tables(spark, config, "items")
     items = config.qualified("items")
     spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='{version}', {MOR})")
-    spark.sql(f"INSERT INTO {items} VALUES (100, 0, 1, TIMESTAMP '2026-11-01 05:00:00'), "
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (100, 0, 1, TIMESTAMP '2026-11-01 05:00:00'), "
               "(101, 1, 2, TIMESTAMP '2026-11-02 06:00:00')")
     assert _run(spark, config, "items_by_group").mode == "full"
     for commits_of_run in history:
@@ -66,7 +66,7 @@ def test_changelog_model_equals_a_recompute_after_every_run(spark, tmp_path_fact
                 values = ", ".join(f"({i}, {group}, {i}, TIMESTAMP '2026-11-0{day} 0{i % 10}:00:00')"
                                    for i in ids if i not in present)
                 if values:
-                    spark.sql(f"INSERT INTO {items} VALUES {values}")
+                    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES {values}")
             elif kind == "update":
                 spark.sql(f"UPDATE {items} SET v = v + 10, grp = {group} WHERE id IN ({in_ids}, 100)")
             elif kind == "delete":

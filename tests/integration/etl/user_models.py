@@ -43,7 +43,7 @@ def user_models_config(spark, base: Path):
     (base / "items_by_group.sql").write_text(ITEMS_SQL)
     (base / "ad_day.sql").write_text(AD_DAY_SQL)
     path = base / "lakeops.yaml"
-    path.write_text(yaml.safe_dump(config_data(base, TABLES, MODELS)))
+    path.write_text(yaml.safe_dump(config_data(base, TABLES, MODELS), sort_keys=False))
     config = load_config(path)
     register_catalog(spark, config)
     return config, path
