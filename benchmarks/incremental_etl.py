@@ -70,7 +70,7 @@ class Sizes:
 
 SCENARIOS = {
     "1m": Sizes(rows_per_day=25_000, repetitions=3),
-    "1m_changelog": Sizes(rows_per_day=25_000, repetitions=3, source="changelog", changed_share=0.01),
+    "1m_changelog": Sizes(rows_per_day=25_000, repetitions=1, source="changelog", changed_share=0.01),
     "10m": Sizes(repetitions=3),
     "20m": Sizes(rows_per_day=500_000),
     "50m": Sizes(rows_per_day=1_250_000, repetitions=3),
