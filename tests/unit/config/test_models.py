@@ -61,3 +61,20 @@ def test_the_shipped_models_are_the_two_demo_pipelines():
     assert orders.recompute_columns == ("user_id",) and not orders.span_pruning
     assert [s.kind for s in orders.sources.values()] == ["changelog", "changelog"]
     assert config.model("user_activity_hourly").partition_grain == "hour"
+
+
+def test_the_docs_model_example_parses(tmp_path):
+    import re
+
+    import yaml
+
+    page = (PROJECT_ROOT / "docs" / "incremental-etl.md").read_text()
+    document = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", page, re.S)[0])
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "ad_day.sql").write_text(re.findall(r"```sql\n(.*?)```", page, re.S)[0])
+    config = parse_config({"catalog": {"namespace": "lakeops", "data_dir": "d"},
+                           "tables": {**document["tables"], "web.impressions": {}, "web.clicks": {}},
+                           "models": document["models"]}, tmp_path)
+    model = config.model("ad_day")
+    assert [model.source_table(s) for s in model.sources] == ["web.impressions", "web.clicks"]
+    assert model.span_pruning
