@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.conftest import shipped_models
 from tests.e2e.airflow_services import PROJECT_ROOT, AirflowServices, start_airflow
 from tests.e2e.servers import (
     S3_COMPAT_ENV,
@@ -42,6 +43,7 @@ def session_config(target: Path) -> Path:
     config = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
     config["discover"] = [{"namespaces": [DISCOVERED_NAMESPACE]}]
     config["tables"][NEVER_CREATED] = {}
+    config["models"] = shipped_models()  # their SQL files named by absolute paths: the file moved
     target.write_text(yaml.safe_dump(config, sort_keys=False))
     return target
 

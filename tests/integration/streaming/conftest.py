@@ -22,6 +22,7 @@ def streaming_config_file(path: Path, **streaming) -> Path:
     """The shipped config file with `events` streamed (streaming_tables), written to `path`."""
     data = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
     data["tables"] = streaming_tables(**streaming)
+    data.pop("models")  # not needed here; their SQL files are named relative to the shipped file
     path.write_text(yaml.safe_dump(data))
     return path
 
