@@ -238,9 +238,12 @@ def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
     the quarantine first, then the good rows, then the micro zonemap. `files` None: counted from the
     rows. Shared by batch ingest and every micro-batch of the streaming query."""
     spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: parse and count")
+    from pyspark.sql import functions as F
+
     timer = PhaseTimer()
-    # Cached: counting and the two writes read the input once. Unpersisted below.
-    parsed = parsed.cache()
+    # Cached: counting and the two writes read the input once. Unpersisted below. Only quarantined rows keep
+    # their raw line: the cache holds typed columns, not every line twice.
+    parsed = parsed.withColumn("value", F.when(F.col("reason").isNotNull(), F.col("value"))).cache()
     try:
         with timer.phase("parse"):
             rows, quarantined, counted_files = count_rows(parsed)
