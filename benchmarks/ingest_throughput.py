@@ -24,7 +24,6 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -36,7 +35,17 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.common import PROJECT_ROOT, markdown_table, output_name, percentile, pyplot, save_figure, write_results
+from benchmarks.common import (
+    PROJECT_ROOT,
+    job_env,
+    markdown_table,
+    output_name,
+    percentile,
+    pyplot,
+    save_figure,
+    stop_job,
+    write_results,
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,21 @@ QUICK = (
     Scenario("backlog", True, TARGET, 20, TARGET // 2, 10, 20),
     Scenario("live", False, TARGET, 20, TARGET // 2, 10, 20),
 )
+
+
+@dataclass(frozen=True)
+class BatchScenario:
+    """Batch mode (one spark-submit of ingest_events per data interval): a run over one tiny file gives the fixed
+    cost per run, a run over `seconds` of input at rows_per_second the rows/s; a 5-minute interval is derived."""
+
+    rows_per_second: int
+    seconds: int
+    rows_per_file: int
+
+
+BATCH = BatchScenario(TARGET, 60, TARGET)
+BATCH_QUICK = BatchScenario(TARGET, 5, TARGET)
+BATCH_INTERVAL_S = 300
 NAME = "ingest_throughput"
 FRESHNESS_GOAL_S = 60.0
 WINDOW_S = 30.0
@@ -153,11 +177,6 @@ def tree_cpu_s(pid: int) -> float:
     return total
 
 
-def _job_env() -> dict[str, str]:
-    import sys
-
-    bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYSPARK_PYTHON": sys.executable}
 
 
 def _commits(config, since_ms: int) -> tuple[int, int]:
@@ -210,7 +229,7 @@ def run_scenario(s: Scenario) -> Measured:
         command[1:1] = ["--driver-memory", DRIVER_MEMORY]
         log_path = work / "stream.log"
         with open(log_path, "w") as out:
-            job = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=_job_env())
+            job = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=job_env())
         try:
             if s.backlog:
                 _wait_rows(progress, 1, STARTUP_LIMIT_S, job, log_path)
@@ -244,13 +263,7 @@ def run_scenario(s: Scenario) -> Measured:
             m.timeline = [(round(t - began, 1), rows - base) for t, rows in progress.seen if t >= began]
             m.commits, m.data_files = _commits(config, since)
         finally:
-            if job.poll() is None:
-                os.killpg(job.pid, signal.SIGTERM)
-                try:
-                    job.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    os.killpg(job.pid, signal.SIGKILL)
-                    job.wait()
+            stop_job(job)
         m.rows_per_s = m.committed_rows / m.seconds if m.seconds else 0.0
         m.cpu_s_per_million = m.cpu_s / m.committed_rows * 1e6 if m.committed_rows else 0.0
         m.phases, m.micro_batches = _phases(log_path.read_text(), warm_up=not s.backlog)
@@ -285,6 +298,96 @@ def _phases(text: str, warm_up: bool) -> tuple[dict[str, float], int]:
     for _files, _rows, _bad, phases in batches:
         total = add_phases(total, parse_phases(phases))
     return total, len(batches)
+
+
+@dataclass
+class BatchMeasured:
+    scenario: BatchScenario
+    fixed_s: float = 0.0
+    """Wall time of a run over one file of 100 rows: spark-submit, JVM, session, metadata, commits."""
+    fixed_cpu_s: float = 0.0
+    rows: int = 0
+    seconds: float = 0.0
+    cpu_s: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def marginal_rows_per_s(self) -> float:
+        return self.rows / max(self.seconds - self.fixed_s, 1e-9)
+
+    @property
+    def interval_rows_per_s(self) -> float:
+        """Rows/s of one run over BATCH_INTERVAL_S of input at the scenario's rate: fixed cost + rows at the marginal rate."""
+        rows = self.scenario.rows_per_second * BATCH_INTERVAL_S
+        return rows / (self.fixed_s + rows / self.marginal_rows_per_s) if self.rows else 0.0
+
+
+def _submit_batch(config_path: Path, work: Path, start: datetime, end: datetime) -> tuple[float, float, str]:
+    """(wall s, CPU s, log) of one ingest_events spark-submit over [start, end)."""
+    import resource
+
+    from lakeops.runtime import spark_submit_command
+
+    command = spark_submit_command("ingest_events", ["--table", "events", "--start", start.isoformat(), "--end",
+                                                     end.isoformat(), "--config", str(config_path)], work)
+    command[1:1] = ["--driver-memory", DRIVER_MEMORY]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=job_env())
+    seconds = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise RuntimeError(f"ingest_events failed ({done.returncode}):\n{(done.stdout + done.stderr)[-3000:]}")
+    return seconds, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), done.stdout + done.stderr
+
+
+def run_batch(s: BatchScenario) -> BatchMeasured:
+    """Two runs in one fresh catalog: one tiny file (the fixed cost), then s.seconds of input landed as a backlog."""
+    from datetime import timedelta
+
+    from lakeops.generator.paced import EventPool, land_paced, pace
+    from lakeops.phases import parse_phases
+
+    work = Path(tempfile.mkdtemp(prefix="lakeops-bench-batch-"))
+    m, pool = BatchMeasured(s), EventPool()
+    try:
+        config_path, config = bench_config(work, FULL[0])
+        path = config_path.read_text().replace("mode: streaming", "mode: batch")
+        config_path.write_text(path)
+        for tiny in (True, False):
+            start = datetime.now(UTC).replace(second=0, microsecond=0)
+            schedule = pace(100, 100, 1, backlog=True) if tiny else pace(s.rows_per_second, s.rows_per_file, s.seconds,
+                                                                         backlog=True)
+            run = land_paced(config.landing_root, schedule, "t" if tiny else "b", pool)
+            end = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(minutes=1)
+            seconds, cpu, text = _submit_batch(config_path, work, start, end)
+            if tiny:
+                m.fixed_s, m.fixed_cpu_s = seconds, cpu
+            else:
+                m.rows, m.seconds, m.cpu_s = run.rows - run.bad, seconds, cpu
+                found = re.search(r"committed \d+ rows .*; (.+)$", text, re.M)
+                m.phases = parse_phases(found.group(1)) if found else {}
+            while datetime.now(UTC) < end:  # the next run's interval starts after this one's
+                time.sleep(0.5)
+        return m
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def batch_report(b: BatchMeasured) -> str:
+    total = sum(b.phases.values()) or 1
+    split = ", ".join(f"{k} {v:.0f} s ({v / total:.0%})" for k, v in b.phases.items())
+    rows = [[f"{b.fixed_s:.0f} s ({b.fixed_cpu_s:.0f} CPU s)", f"{b.rows:,} rows in {b.seconds:.0f} s",
+             f"{b.rows / b.seconds:,.0f}" if b.seconds else "-", f"{b.marginal_rows_per_s:,.0f}",
+             f"{b.interval_rows_per_s:,.0f}", f"{b.cpu_s / b.rows * 1e6:.0f}" if b.rows else "-", split]]
+    table = markdown_table(["fixed cost per run (1 file of 100 rows)", f"{b.scenario.seconds} s of input at "
+                            f"{b.scenario.rows_per_second:,}/s", "rows/s", "rows/s past the fixed cost",
+                            f"rows/s of a {BATCH_INTERVAL_S // 60}-minute interval (derived)", "CPU s per M rows",
+                            "time split inside the job"], rows)
+    return (f"## Batch mode\n\nOne spark-submit of `ingest_events` per interval (local[2], driver {DRIVER_MEMORY}), "
+            f"quarantine and micro zonemap on. A {BATCH_INTERVAL_S // 60}-minute interval of "
+            f"{b.scenario.rows_per_second:,} rows/s holds {b.scenario.rows_per_second * BATCH_INTERVAL_S:,} rows: its "
+            f"run takes the fixed cost plus those rows at the rate past it.\n\n{table}\n")
 
 
 def report(ms: list[Measured], load: tuple[str, str]) -> str:
@@ -334,13 +437,18 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m benchmarks {NAME}", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="20 s of input per scenario")
-    parser.add_argument("--seconds", type=int, help="seconds of input per scenario (default: the scenarios')")
+    parser.add_argument("--seconds", type=int, help="seconds of input per streaming scenario (default: the scenarios')")
+    parser.add_argument("--stream-only", action="store_true", help="skip the batch-mode runs")
     args = parser.parse_args(argv)
     scenarios = QUICK if args.quick else FULL
     if args.seconds:
         scenarios = tuple(Scenario(**{**asdict(s), "seconds": args.seconds}) for s in scenarios)
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"ingest throughput: {load_before}; nproc {os.cpu_count()}", flush=True)
+    batch = run_batch(BATCH_QUICK if args.quick else BATCH) if not args.stream_only else None
+    if batch is not None:
+        print(f"  batch: fixed {batch.fixed_s:.0f} s, {batch.rows:,} rows in {batch.seconds:.0f} s, "
+              f"{batch.interval_rows_per_s:,.0f} rows/s at {BATCH_INTERVAL_S} s intervals", flush=True)
     measured = []
     for s in scenarios:
         m = run_scenario(s)
@@ -350,9 +458,12 @@ def main(argv: list[str]) -> int:
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     loads = tuple(x.split("load average:")[-1].strip() for x in (load_before, load_after))
     name = output_name(NAME, args.quick)
-    write_results(name, report(measured, loads), {  # type: ignore[arg-type]
+    text = report(measured, loads) + ("\n" + batch_report(batch) if batch is not None else "")
+    write_results(name, text, {  # type: ignore[arg-type]
         "run_id": uuid.uuid4().hex, "measured_at": datetime.now(UTC).isoformat(), "nproc": os.cpu_count(),
         "uptime_before": load_before, "uptime_after": load_after,
+        "batch": None if batch is None else {**asdict(batch), "scenario": asdict(batch.scenario),
+                                             "interval_rows_per_s": batch.interval_rows_per_s},
         "scenarios": [{**asdict(m), "scenario": asdict(m.scenario)} for m in measured]})
     plot(measured, name)
     return 0
