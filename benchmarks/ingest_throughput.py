@@ -439,31 +439,43 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="20 s of input per scenario")
     parser.add_argument("--seconds", type=int, help="seconds of input per streaming scenario (default: the scenarios')")
     parser.add_argument("--stream-only", action="store_true", help="skip the batch-mode runs")
+    parser.add_argument("--batch-seconds", type=int, help="seconds of input of the batch run (default: BATCH's)")
     args = parser.parse_args(argv)
     scenarios = QUICK if args.quick else FULL
     if args.seconds:
         scenarios = tuple(Scenario(**{**asdict(s), "seconds": args.seconds}) for s in scenarios)
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"ingest throughput: {load_before}; nproc {os.cpu_count()}", flush=True)
-    batch = run_batch(BATCH_QUICK if args.quick else BATCH) if not args.stream_only else None
-    if batch is not None:
-        print(f"  batch: fixed {batch.fixed_s:.0f} s, {batch.rows:,} rows in {batch.seconds:.0f} s, "
-              f"{batch.interval_rows_per_s:,.0f} rows/s at {BATCH_INTERVAL_S} s intervals", flush=True)
-    measured = []
+    name = output_name(NAME, args.quick)
+    batch_scenario = BATCH_QUICK if args.quick else BATCH
+    if args.batch_seconds:
+        batch_scenario = BatchScenario(**{**asdict(batch_scenario), "seconds": args.batch_seconds})
+    measured: list[Measured] = []
     for s in scenarios:
         m = run_scenario(s)
         print(f"  {s.name}: {m.committed_rows:,} rows in {m.seconds:.0f} s = {m.rows_per_s:,.0f} rows/s, "
               f"{m.cpu_s_per_million:.0f} CPU s/M rows, phases {m.phases}", flush=True)
         measured.append(m)
+        _write(name, measured, None, load_before)
+    batch = None if args.stream_only else run_batch(batch_scenario)
+    if batch is not None:
+        print(f"  batch: fixed {batch.fixed_s:.0f} s, {batch.rows:,} rows in {batch.seconds:.0f} s, "
+              f"{batch.interval_rows_per_s:,.0f} rows/s at {BATCH_INTERVAL_S} s intervals", flush=True)
+        _write(name, measured, batch, load_before)
+    return 0
+
+
+def _write(name: str, measured: list[Measured], batch: BatchMeasured | None, load_before: str) -> None:
+    """The report, data and plot of what is measured so far: a part that fails later leaves the earlier ones."""
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    loads = tuple(x.split("load average:")[-1].strip() for x in (load_before, load_after))
-    name = output_name(NAME, args.quick)
-    text = report(measured, loads) + ("\n" + batch_report(batch) if batch is not None else "")
-    write_results(name, text, {  # type: ignore[arg-type]
+    loads = (load_before.split("load average:")[-1].strip(), load_after.split("load average:")[-1].strip())
+    text = (report(measured, loads) if measured else "# Streaming ingest throughput\n\n(not run yet)\n") + (
+        "\n" + batch_report(batch) if batch is not None else "")
+    write_results(name, text, {
         "run_id": uuid.uuid4().hex, "measured_at": datetime.now(UTC).isoformat(), "nproc": os.cpu_count(),
         "uptime_before": load_before, "uptime_after": load_after,
         "batch": None if batch is None else {**asdict(batch), "scenario": asdict(batch.scenario),
                                              "interval_rows_per_s": batch.interval_rows_per_s},
         "scenarios": [{**asdict(m), "scenario": asdict(m.scenario)} for m in measured]})
-    plot(measured, name)
-    return 0
+    if measured:
+        plot(measured, name)
