@@ -180,18 +180,20 @@ def tree_cpu_s(pid: int) -> float:
 
 
 def _commits(config, since_ms: int) -> tuple[int, int]:
-    """(Iceberg snapshots of events and its quarantine after since_ms, data files they added to events)."""
+    """(Iceberg commits to events and its quarantine after since_ms, data files the batches added to events).
+    A commit is a new metadata file (a publish that fast-forwards the branch adds no snapshot); a batch's files
+    are counted on its staged snapshot (wap.id), once."""
     from lakeops.catalog import load_catalog
 
     catalog = load_catalog(config.catalog)
     commits = files = 0
     for name in ("events", config.table("events").quarantine_name):
         table = catalog.load_table(config.identifier(name))
+        commits += sum(e.timestamp_ms >= since_ms for e in table.metadata.metadata_log) + 1
         for snap in table.snapshots():
-            if snap.timestamp_ms >= since_ms:
-                commits += 1
-                if name == "events" and (snap.summary or {}).get("published-wap-id"):
-                    files += int((snap.summary or {}).get("added-data-files", 0))
+            summary = snap.summary or {}
+            if name == "events" and snap.timestamp_ms >= since_ms and summary.get("wap.id"):
+                files += int(summary.get("added-data-files", 0))
     return commits, files
 
 
