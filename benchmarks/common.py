@@ -306,7 +306,9 @@ def total_records(config: LakeopsConfig, table: str) -> int:
 def job_env() -> dict[str, str]:
     """spark-submit and the driver's Python from this interpreter's environment (as `make` sets them)."""
     bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYSPARK_PYTHON": sys.executable}
+    # Unbuffered: a job stopped with SIGTERM leaves every log line it wrote (the benchmarks read them).
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYSPARK_PYTHON": sys.executable,
+            "PYTHONUNBUFFERED": "1"}
 
 
 def stop_job(job: subprocess.Popen) -> None:
