@@ -24,12 +24,12 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import DoubleType, FloatType, IntegerType, LongType, NestedField, StringType
 
 from lakeops.zonemap.bloom import BLOOM_TYPES, BloomFilter
+from lakeops.zonemap.columns import from_stored
 from lakeops.zonemap.consolidate import reconcile_entries
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
+from lakeops.zonemap.evaluate import may_match_all
 from lakeops.zonemap.levels import DAILY, Scope
 from lakeops.zonemap.prune import may_match
-from lakeops.zonemap.columns import from_stored
-from lakeops.zonemap.evaluate import may_match_all
 from lakeops.zonemap.store import from_arrow, to_arrow, types_for
 
 ICEBERG = {"int": IntegerType(), "long": LongType(), "float": FloatType(), "double": DoubleType(), "string": StringType()}
