@@ -117,13 +117,13 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
     files = index_files(table.location())
     schema = table.schema()
     types = types_for(schema)
-    plan = plan_live(table, snapshot_id, files)
     unreadable: list[str] = []
-
     master = load_columns(files.master, types, blooms=False) if files.master else empty_index()
-    if master is None:
+    if master is None:  # its files are then listed from the manifests and read in full: never lost
         unreadable.append(str(files.master))
         master = empty_index()
+        files = IndexFiles(None, files.hourly, files.micro)
+    plan = plan_live(table, snapshot_id, files)
     parts = []
     for uri in files.hourly + files.micro:
         part = load_columns(uri, types, blooms=True)
