@@ -118,6 +118,7 @@ def _cold_warm(cold: Callable[[], Any], warm: Callable[[], Any]) -> tuple[float,
 
 
 def _reset() -> None:
+    """Drop this process's index caches (held files, prepared snapshots, snapshot deltas)."""
     from lakeops.zonemap.history import DELTAS
     from lakeops.zonemap.hot import HOT
 
@@ -269,19 +270,20 @@ def main(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks that it runs")
     parser.add_argument("--sizes", help="comma-separated table sizes instead of the scenarios' (e.g. 10000,100000)")
-    parser.add_argument("--work-dir", default=str(PROJECT_ROOT / "build" / "bench-zonemap-planning"))
+    parser.add_argument("--work-dir", default=None,
+                        help="scratch folder (emptied first); default build/bench-zonemap-planning[-SIZES]")
     args = parser.parse_args(argv)
     configure_logging(logging.INFO)
     for noisy in ("lakeops.zonemap", "lakeops.spark"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    work = Path(args.work_dir)
+    work = Path(args.work_dir or PROJECT_ROOT / "build" / ("bench-zonemap-planning" + (f"-{args.sizes}" if args.sizes else "")))
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else (QUICK_SIZES if args.quick else SIZES)
     load = "load average {:.1f} / {:.1f} / {:.1f} at the start".format(*os.getloadavg())
     result = run(work, sizes)
     load += ", {:.1f} / {:.1f} / {:.1f} at the end".format(*os.getloadavg())
-    name = output_name(NAME, args.quick)
+    name = output_name(NAME, args.quick) + (f"_{'_'.join(str(n) for n in sizes)}" if args.sizes else "")
     data = {k: [dataclasses.asdict(x) for x in v] if isinstance(v, list) else v for k, v in result.items()}
     paths = write_results(name, render(result, load), {**data, "load": load})
     paths.append(plot(result, name))

@@ -210,7 +210,7 @@ METHODS = tuple(RUNNERS)
 
 def baseline_name(qualified: str) -> str:
     """The baseline copy of the table: Iceberg's Parquet Bloom filter on user_id and a sort order."""
-    return f"{qualified}_bloom"
+    return f"{qualified[:-1]}_bloom`" if qualified.endswith("`") else f"{qualified}_bloom"
 
 
 def build_baseline(spark: SparkSession, qualified: str) -> float:

@@ -8,13 +8,15 @@ if TYPE_CHECKING:
     from pyiceberg.expressions import BooleanExpression
     from pyspark.sql import DataFrame, SparkSession
 
+    from lakeops.config import LakeopsConfig
+
 __version__ = "0.1.0"
 
 
 def read(spark: SparkSession, table: str, where: str | BooleanExpression | None = None,
-         snapshot: int | None = None) -> DataFrame:
+         snapshot: int | None = None, config: LakeopsConfig | None = None) -> DataFrame:
     """The rows of table ("namespace.table") matching where (a SQL WHERE string or a pyiceberg
     expression) as a Spark DataFrame, read through the table's zonemap index (lakeops.reading)."""
     from lakeops.reading import read as _read
 
-    return _read(spark, table, where, snapshot)
+    return _read(spark, table, where, snapshot, config)

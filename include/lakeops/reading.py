@@ -12,21 +12,23 @@ if TYPE_CHECKING:
     from pyiceberg.expressions import BooleanExpression
     from pyspark.sql import DataFrame, SparkSession
 
+    from lakeops.config import LakeopsConfig
     from lakeops.spark.zonemap_reads import SparkPrunedRead
 
 log = logging.getLogger(__name__)
 
 
 def read_explained(spark: SparkSession, table: str, where: str | BooleanExpression | None = None,
-                   snapshot: int | None = None) -> SparkPrunedRead:
+                   snapshot: int | None = None, config: LakeopsConfig | None = None) -> SparkPrunedRead:
     """The read with its plan (candidates, method, reason). The frame stays readable after return:
-    a staged task set is kept for the session (it is small: the candidates' tasks)."""
+    a staged task set is kept for the session (it is small: the candidates' tasks). config: the
+    lakeops config (default: the one $LAKEOPS_CONFIG names)."""
     from lakeops.catalog import load_catalog
     from lakeops.config.root import load_config
     from lakeops.spark.zonemap_reads import pruned_frame
     from lakeops.zonemap.where import predicate_of
 
-    config = load_config()
+    config = config or load_config()
     loaded = load_catalog(config.catalog).load_table(config.identifier(table))
     predicate = predicate_of(where, loaded.schema())
     qualified = config.qualified(table)
@@ -36,6 +38,6 @@ def read_explained(spark: SparkSession, table: str, where: str | BooleanExpressi
 
 
 def read(spark: SparkSession, table: str, where: str | BooleanExpression | None = None,
-         snapshot: int | None = None) -> DataFrame:
+         snapshot: int | None = None, config: LakeopsConfig | None = None) -> DataFrame:
     """The rows of table (namespace.table) matching where (a SQL WHERE string or a pyiceberg expression)."""
-    return read_explained(spark, table, where, snapshot).frame
+    return read_explained(spark, table, where, snapshot, config).frame

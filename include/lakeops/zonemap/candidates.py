@@ -15,6 +15,8 @@ hourly entries.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,8 +29,8 @@ from lakeops.zonemap.build import partition_string
 from lakeops.zonemap.columns import ColumnarIndex, concat, empty_index
 from lakeops.zonemap.evaluate import may_match_all
 from lakeops.zonemap.history import AddedFile, replay, replay_chain, snapshot_delta, snapshot_refs
-from lakeops.zonemap.hot import set_hot_memory
-from lakeops.zonemap.index import IndexFiles, index_files, load_columns, master_blooms
+from lakeops.zonemap.hot import HOT, set_hot_memory
+from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, master_blooms
 from lakeops.zonemap.live import live_files
 from lakeops.zonemap.store import types_for
 
@@ -100,23 +102,57 @@ def plan_live(table: Table, snapshot_id: int, files: IndexFiles) -> LivePlan:
     return LivePlan(removed, added, len(chain), False)
 
 
-def _keep(index: ColumnarIndex, rows: np.ndarray, predicate: BooleanExpression, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
-    """(min/max survivors, full survivors incl. Bloom filters) among rows of an index holding its blooms."""
-    sub = index.take(rows)
-    return rows[may_match_all(sub, predicate, schema, use_blooms=False)], rows[may_match_all(sub, predicate, schema)]
+@dataclass(frozen=True)
+class _Prepared:
+    """What candidate_files knows of one snapshot before it sees a predicate: the index's live rows."""
+
+    master_uri: str | None
+    master: ColumnarIndex
+    master_live: np.ndarray
+    """Mask over master rows: live in the snapshot."""
+    hot: ColumnarIndex
+    """Hot entries of live files outside the master (one per file)."""
+    unindexed: list[str]
+    plan: LivePlan
+    stale: int
+    unreadable: list[str]
+
+    @property
+    def live_files(self) -> int:
+        return int(self.master_live.sum()) + len(self.hot) + len(self.unindexed)
 
 
-def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | None = None, *,
-                    hot_memory_mb: int | None = None) -> Candidates:
-    if hot_memory_mb is not None:
-        set_hot_memory(hot_memory_mb)
-    current = table.current_snapshot()
-    snapshot_id = snapshot if snapshot is not None else (current.snapshot_id if current else None)
-    if snapshot_id is None:
-        return Candidates([], 0, 0, 0, [])
-    files = index_files(table.location())
-    schema = table.schema()
-    types = types_for(schema)
+class _PreparedCache:
+    """A few prepared snapshots, least recently used out; only those whose index the memory bound holds."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple, _Prepared] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> _Prepared | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, prepared: _Prepared) -> None:
+        with self._lock:
+            self._items[key] = prepared
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+PREPARED = _PreparedCache()
+HOT.add_dependent(PREPARED.clear)
+
+
+def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict) -> _Prepared:
     unreadable: list[str] = []
     master = load_columns(files.master, types, blooms=False) if files.master else empty_index()
     if master is None:  # its files are then listed from the manifests and read in full: never lost
@@ -132,63 +168,88 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
         else:
             parts.append(part)
     hot = concat(parts)
-
-    # Master rows that are live.
-    master_paths = master.paths
     if plan.full:
-        listed = pa.array(list(plan.added), pa.string())
-        master_live = _mask(pc.is_in(master_paths, value_set=listed))
+        master_live = _mask(pc.is_in(master.paths, value_set=pa.array(list(plan.added), pa.string())))
+        in_master = set(master.paths.filter(pa.array(master_live)).to_pylist())
+        outside = [p for p in plan.added if p not in in_master]
     else:
-        master_live = ~_mask(pc.is_in(master_paths, value_set=pa.array(list(plan.removed), pa.string())))
-    master_rows = np.nonzero(master_live)[0]
-    in_master = set(master_paths.take(pa.array(master_rows)).to_pylist()) if plan.full else set()
-    stale = len(master) - len(master_rows)
-
+        master_live = ~_mask(pc.is_in(master.paths, value_set=pa.array(list(plan.removed), pa.string())))
+        in_master = set()
+        outside = list(plan.added)
+    stale = len(master) - int(master_live.sum())
     # Files outside the master: from the hot entries (first entry of a path wins), else unindexed.
-    outside = [p for p in plan.added if p not in in_master] if plan.full else list(plan.added)
-    hot_paths = hot.paths.to_pylist()
     first: dict[str, int] = {}
-    for i, p in enumerate(hot_paths):
+    for i, p in enumerate(hot.paths.to_pylist()):
         first.setdefault(p, i)
     outside_set = set(outside)
     hot_rows = np.array(sorted(i for p, i in first.items() if p in outside_set), dtype=np.int64)
     stale += sum(1 for p in first if p not in outside_set and not (p in in_master or _master_holds(plan, p)))
-    hot_indexed = {hot_paths[i] for i in hot_rows}
-    unindexed = [p for p in outside if p not in hot_indexed]
+    unindexed = [p for p in outside if p not in first]
+    return _Prepared(files.master, master, master_live, hot.take(hot_rows), unindexed, plan, stale, unreadable)
 
-    # Master: statistics over every live row at once, then Bloom filters of the survivors only.
-    minmax_master = master_rows[may_match_all(master.take(master_rows), predicate, schema)] if len(master_rows) else master_rows
+
+def _prepared(table: Table, snapshot_id: int, schema: Schema) -> _Prepared:
+    """The snapshot's prepared index, from this process's cache while the index files are unchanged."""
+    files = index_files(table.location())
+    types = types_for(schema)
+    uris = ([files.master] if files.master else []) + files.hourly + files.micro
+    key = (str(table.metadata.table_uuid), snapshot_id, schema.schema_id, tuple(file_key(u) for u in uris))
+    found = PREPARED.get(key)
+    if found is None:
+        found = _prepare(table, snapshot_id, files, types)
+        if found.master.nbytes + found.hot.nbytes <= HOT.stats().max_bytes:
+            PREPARED.put(key, found)
+    return found
+
+
+def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | None = None, *,
+                    hot_memory_mb: int | None = None) -> Candidates:
+    if hot_memory_mb is not None:
+        set_hot_memory(hot_memory_mb)
+    current = table.current_snapshot()
+    snapshot_id = snapshot if snapshot is not None else (current.snapshot_id if current else None)
+    if snapshot_id is None:
+        return Candidates([], 0, 0, 0, [])
+    schema = table.schema()
+    prep = _prepared(table, snapshot_id, schema)
+    master, hot, plan = prep.master, prep.hot, prep.plan
+    unreadable = list(prep.unreadable)
+
+    # Master: statistics over every entry at once (live ones kept), then Bloom filters of the survivors only.
+    minmax_master = np.nonzero(may_match_all(master, predicate, schema) & prep.master_live)[0] if len(master) else \
+        np.zeros(0, np.int64)
     kept_master = minmax_master
-    if len(minmax_master) and files.master:
-        blooms = master_blooms(files.master, minmax_master)
+    master_uri = prep.master_uri
+    if len(minmax_master) and master_uri:
+        blooms = master_blooms(master_uri, minmax_master)
         if blooms is None:
-            unreadable.append(files.master)
+            unreadable.append(master_uri)
         elif blooms:
             sub = master.take(minmax_master)
             with_blooms = ColumnarIndex(sub.paths, sub.record_count, sub.file_size, sub.partition, sub.stats, blooms)
             kept_master = minmax_master[may_match_all(with_blooms, predicate, schema)]
-    minmax_hot, kept_hot = _keep(hot, hot_rows, predicate, schema) if len(hot_rows) else (hot_rows, hot_rows)
+    minmax_hot = may_match_all(hot, predicate, schema, use_blooms=False) if len(hot) else np.zeros(0, bool)
+    kept_hot = np.nonzero(may_match_all(hot, predicate, schema))[0] if len(hot) else np.zeros(0, np.int64)
 
     sizes: dict[str, int] = {}
     counts: dict[str, int] = {}
     partitions: dict[str, str | None] = {}
     for index, rows in ((master, kept_master), (hot, kept_hot)):
-        paths = index.paths.take(pa.array(rows)).to_pylist()
+        paths = index.paths.take(pa.array(rows, pa.int64())).to_pylist()
         sizes.update(zip(paths, index.file_size[rows].tolist(), strict=True))
         counts.update(zip(paths, index.record_count[rows].tolist(), strict=True))
-        partitions.update(zip(paths, index.partition.take(pa.array(rows)).to_pylist(), strict=True))
-    for p in [*unindexed, *(p for p in sizes if p in plan.added)]:
+        partitions.update(zip(paths, index.partition.take(pa.array(rows, pa.int64())).to_pylist(), strict=True))
+    for p in [*prep.unindexed, *(p for p in sizes if p in plan.added)]:
         # What the manifests said, where the plan read them (an old index file may lack sizes).
         found = plan.added[p]
         sizes[p], counts[p], partitions[p] = found.file_size, found.record_count, found.partition
     chosen = list(sizes)
-    live_total = len(master_rows) + len(outside)
-    indexed = len(master_rows) + len(hot_rows)
+    live_master = int(prep.master_live.sum())
     log.debug("zonemap plan of %s at %s: %d live (%d replayed snapshots%s), %d candidates", table.name(), snapshot_id,
-              live_total, plan.replayed, ", full listing" if plan.full else "", len(chosen))
-    return Candidates(chosen, live_total, indexed, stale, unreadable, len(hot_rows),
-                      len(minmax_master) + len(minmax_hot) + len(unindexed), plan.replayed, plan.full, sizes, counts,
-                      partitions)
+              prep.live_files, plan.replayed, ", full listing" if plan.full else "", len(chosen))
+    return Candidates(chosen, prep.live_files, live_master + len(hot), prep.stale, unreadable, len(hot),
+                      len(minmax_master) + int(minmax_hot.sum()) + len(prep.unindexed), plan.replayed, plan.full, sizes,
+                      counts, partitions)
 
 
 def _master_holds(plan: LivePlan, path: str) -> bool:

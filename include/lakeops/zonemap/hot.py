@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,16 @@ class HotCache:
         self._bytes = 0
         self._hits = self._misses = self._evictions = 0
         self._lock = threading.Lock()
+        self._dependents: list[Callable[[], None]] = []
+
+    def add_dependent(self, clear: Callable[[], None]) -> None:
+        """Register a cache built from held files: cleared whenever this one is cleared or resized, so
+        nothing outlives the memory bound."""
+        self._dependents.append(clear)
+
+    def _clear_dependents(self) -> None:
+        for clear in self._dependents:
+            clear()
 
     def get(self, key: tuple) -> Any | None:
         with self._lock:
@@ -54,6 +65,8 @@ class HotCache:
                 self._evictions += 1
 
     def resize(self, max_bytes: int) -> None:
+        if max_bytes != self.max_bytes:
+            self._clear_dependents()
         with self._lock:
             self.max_bytes = max_bytes
             while self._bytes > self.max_bytes and self._files:
@@ -63,6 +76,7 @@ class HotCache:
 
     def clear(self) -> None:
         """Drop every held file and start the hit, miss and eviction counts again."""
+        self._clear_dependents()
         with self._lock:
             self._files.clear()
             self._bytes = 0

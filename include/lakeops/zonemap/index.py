@@ -49,15 +49,21 @@ def index_files(table_location: str) -> IndexFiles:
     return IndexFiles(master.path if master else None, [v.path for v in hourly], list_files(root, "micro"), master)
 
 
-def _key(uri: str, types: dict[int, PrimitiveType], blooms: bool) -> tuple | None:
-    """The cache key of a zonemap file as it is now; None when the file is gone."""
+def file_key(uri: str) -> tuple | None:
+    """(uri, size, modification time) of a zonemap file as it is now; None when the file is gone."""
     from pyarrow.fs import FileType
 
     fs, path = _filesystem(uri)
     info = fs.get_file_info(path)
     if info.type != FileType.File:
         return None
-    return (uri, info.size, info.mtime_ns, blooms, tuple(sorted((f, str(t)) for f, t in types.items())))
+    return (uri, info.size, info.mtime_ns)
+
+
+def _key(uri: str, types: dict[int, PrimitiveType], blooms: bool) -> tuple | None:
+    """The cache key of a zonemap file as it is now; None when the file is gone."""
+    found = file_key(uri)
+    return None if found is None else (*found, blooms, tuple(sorted((f, str(t)) for f, t in types.items())))
 
 
 def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: bool) -> ColumnarIndex | None:
