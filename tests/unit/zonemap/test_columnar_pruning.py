@@ -19,7 +19,7 @@ from lakeops.zonemap.store import to_arrow, types_for
 from tests.unit.zonemap.test_prune_properties import COLUMNS, SCHEMA, _row, entry_for, predicates
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     files=st.lists(st.tuples(st.lists(_row(), min_size=1, max_size=8),
                              st.sets(st.sampled_from(list(COLUMNS)), max_size=2)), min_size=1, max_size=6),
