@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pyiceberg.expressions import BooleanExpression
 
@@ -57,14 +57,15 @@ def read_plan(table: Table, found: Candidates, snapshot: int | None) -> ReadPlan
                            _field_types(table), _has_deletes(table, snapshot), len(table.specs()))
 
 
-def _staged_tasks(gateway: Any, jtable: Any, plan: ReadPlan) -> Any:
+def _staged_tasks(spark: SparkSession, jtable: Any, plan: ReadPlan) -> Any:
     """The plan's files as Iceberg scan tasks, built from the index: no manifest is read."""
+    gateway = jvm(spark)
     iceberg = gateway.org.apache.iceberg
     spec = jtable.spec()
     schema_json = iceberg.SchemaParser.toJson(jtable.schema())
     spec_json = iceberg.PartitionSpecParser.toJson(spec)
     residual = iceberg.expressions.ResidualEvaluator.unpartitioned(iceberg.expressions.Expressions.alwaysTrue())
-    no_deletes = gateway.new_array(iceberg.DeleteFile, 0)
+    no_deletes = cast(Any, spark.sparkContext._gateway).new_array(iceberg.DeleteFile, 0)  # present: jvm() checked
     tasks = gateway.java.util.ArrayList()
     for f in plan.files:
         builder = (iceberg.DataFiles.builder(spec).withPath(f.path).withFileSizeInBytes(f.size)
@@ -118,7 +119,7 @@ def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predica
     gateway = jvm(spark)
     jtable = gateway.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
     keep = set(found.files)
-    staged = _staged_tasks(gateway, jtable, plan) if plan.method == "staged" else _planned_tasks(gateway, jtable, keep, snapshot)
+    staged = _staged_tasks(spark, jtable, plan) if plan.method == "staged" else _planned_tasks(gateway, jtable, keep, snapshot)
     size = sum(found.sizes.get(p, 0) for p in found.files)
     if staged.isEmpty():
         yield SparkPrunedRead(spark.read.table(qualified_name).where("false"), 0, 0, found, plan)
