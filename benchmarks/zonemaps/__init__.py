@@ -50,7 +50,7 @@ class Sizes:
     """One file per 2-minute batch over two weeks."""
     rows_per_file: int = 200
     days: int = 14
-    repetitions: int = 3
+    repetitions: int = 2
     hot_hours: int = 24
     """The last hours stay in micro zonemaps (hot); older ones go to the daily master."""
     commit_hours: int = 4
