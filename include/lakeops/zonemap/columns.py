@@ -134,8 +134,8 @@ def from_stored(data: pa.Table, types: dict[int, PrimitiveType]) -> ColumnarInde
         lists = data.column("columns").combine_chunks()
         parents = pc.list_parent_indices(lists).to_numpy()
         flat = lists.flatten()
-        field_ids = flat.field("field_id").to_numpy(zero_copy_only=False)
-        stored_types = flat.field("type").to_numpy(zero_copy_only=False)
+        field_ids = flat.field("field_id")
+        stored_types = flat.field("type")
         for field_id, current in types.items():
             target = arrow_type(current)
             if target is None:
@@ -144,10 +144,11 @@ def from_stored(data: pa.Table, types: dict[int, PrimitiveType]) -> ColumnarInde
             upper = pa.nulls(n, target)
             nulls = np.full(n, -1, np.int64)
             found = False
-            for type_name in set(stored_types[field_ids == field_id]):
+            of_field = pc.equal(field_ids, field_id)
+            for type_name in pc.unique(stored_types.filter(of_field)).to_pylist():
                 if type_name not in _FIXED and type_name != "string":
                     continue
-                rows = np.nonzero((field_ids == field_id) & (stored_types == type_name))[0]
+                rows = np.nonzero(pc.and_(of_field, pc.equal(stored_types, type_name)).to_numpy(zero_copy_only=False))[0]
                 at = parents[rows]
                 picked = flat.take(pa.array(rows))
                 lower = _scatter(lower, at, _decode(picked.field("lower"), type_name, target))
