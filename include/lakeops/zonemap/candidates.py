@@ -15,8 +15,6 @@ hourly entries.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +30,7 @@ from lakeops.zonemap.history import AddedFile, replay, replay_chain, snapshot_de
 from lakeops.zonemap.hot import HOT, set_hot_memory
 from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, master_blooms
 from lakeops.zonemap.live import live_files
+from lakeops.zonemap.lru import LruCache
 from lakeops.zonemap.store import types_for
 
 if TYPE_CHECKING:
@@ -122,33 +121,8 @@ class _Prepared:
         return int(self.master_live.sum()) + len(self.hot) + len(self.unindexed)
 
 
-class _PreparedCache:
-    """A few prepared snapshots, least recently used out; only those whose index the memory bound holds."""
-
-    def __init__(self, size: int = 4) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple, _Prepared] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> _Prepared | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple, prepared: _Prepared) -> None:
-        with self._lock:
-            self._items[key] = prepared
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-PREPARED = _PreparedCache()
+PREPARED: LruCache[tuple, _Prepared] = LruCache(4)
+"""A few prepared snapshots; only those whose index the memory bound holds."""
 HOT.add_dependent(PREPARED.clear)
 
 

@@ -15,14 +15,13 @@ another branch, an expired snapshot in the way), the caller lists every live fil
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pyiceberg.manifest import DataFileContent, ManifestContent, ManifestEntryStatus
 
 from lakeops.zonemap.build import partition_string
+from lakeops.zonemap.lru import LruCache
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -97,33 +96,8 @@ def snapshot_refs(table: Table) -> dict[int, SnapshotRef]:
             for s in table.snapshots()}
 
 
-class _DeltaCache:
-    """Deltas by (table uuid, snapshot id), least recently used out: a snapshot never changes."""
-
-    def __init__(self, max_snapshots: int = 4096) -> None:
-        self.max_snapshots = max_snapshots
-        self._deltas: OrderedDict[tuple[str, int], Delta] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, int]) -> Delta | None:
-        with self._lock:
-            found = self._deltas.get(key)
-            if found is not None:
-                self._deltas.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[str, int], delta: Delta) -> None:
-        with self._lock:
-            self._deltas[key] = delta
-            while len(self._deltas) > self.max_snapshots:
-                self._deltas.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._deltas.clear()
-
-
-DELTAS = _DeltaCache()
+DELTAS: LruCache[tuple[str, int], Delta] = LruCache(4096)
+"""Deltas by (table uuid, snapshot id): a snapshot never changes."""
 
 
 def snapshot_delta(table: Table, snapshot_id: int) -> Delta:
