@@ -86,7 +86,8 @@ def test_query_explains_its_plan_and_reads_the_matching_rows(lake):
     explained = lake.json("query", TABLE, "--where", "account_id = 7", "--explain")
     assert explained["live_files"] > explained["candidate_files"] > 0
     assert explained["pruned_by_index"] == explained["live_files"] - explained["candidate_files"]
-    assert explained["spark_read"]["method"] == "planned", "the table has delete files: Iceberg plans the tasks"
+    # Never staged from the index: the table has delete files (a plain scan when the index prunes no more than min/max).
+    assert explained["spark_read"]["method"] in ("plain", "planned"), explained["spark_read"]
     assert "rows" not in explained and explained["planning_ms"] >= 0
     read = lake.json("query", TABLE, "--where", "account_id = 7", "--limit", "2")
     assert read["rows"] == sum(1 for r in lake.rows() if r[1] == 7) and len(read["shown"]) == min(2, read["rows"])
