@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import statistics
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -298,3 +301,22 @@ def total_records(config: LakeopsConfig, table: str) -> int:
 
     snapshot = load_catalog(config.catalog).load_table(config.identifier(table)).current_snapshot()
     return int(snapshot.summary.get("total-records", 0)) if snapshot is not None and snapshot.summary else 0
+
+
+def job_env() -> dict[str, str]:
+    """spark-submit and the driver's Python from this interpreter's environment (as `make` sets them)."""
+    bin_dir = str(Path(sys.executable).parent)
+    # Unbuffered: a job stopped with SIGTERM leaves every log line it wrote (the benchmarks read them).
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYSPARK_PYTHON": sys.executable,
+            "PYTHONUNBUFFERED": "1"}
+
+
+def stop_job(job: subprocess.Popen) -> None:
+    """Stop a job started with start_new_session=True: SIGTERM to its process group, SIGKILL after 60 s."""
+    if job.poll() is None:
+        os.killpg(job.pid, signal.SIGTERM)
+        try:
+            job.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()

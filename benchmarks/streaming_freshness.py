@@ -21,10 +21,8 @@ import json
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -35,7 +33,17 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.common import PROJECT_ROOT, markdown_table, output_name, percentile, pyplot, save_figure, write_results
+from benchmarks.common import (
+    PROJECT_ROOT,
+    job_env,
+    markdown_table,
+    output_name,
+    percentile,
+    pyplot,
+    save_figure,
+    stop_job,
+    write_results,
+)
 
 NAME = "streaming_freshness"
 GOAL_S = 60.0
@@ -155,10 +163,6 @@ def _wait_for(reader: Reader, file_ids: list[str], limit_s: float, job: subproce
         time.sleep(POLL_S)
 
 
-def _job_env() -> dict[str, str]:
-    """spark-submit and the driver's Python from this interpreter's environment (as `make` sets them)."""
-    bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYSPARK_PYTHON": sys.executable}
 
 
 def run_variant(trigger_seconds: int, seconds: int, every: float, per_file: int) -> Variant:
@@ -176,7 +180,7 @@ def run_variant(trigger_seconds: int, seconds: int, every: float, per_file: int)
         started = time.time()
         warm_up = land(config, "warmup", per_file)
         with open(log_path, "w") as log:
-            job = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=_job_env())
+            job = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=job_env())
         try:
             _wait_for(reader, ["warmup"], STARTUP_LIMIT_S, job, log_path)
             variant.cold_start_s = reader.readable_at["warmup"] - max(started, warm_up)
@@ -202,13 +206,7 @@ def run_variant(trigger_seconds: int, seconds: int, every: float, per_file: int)
                 time.sleep(POLL_S)
             _wait_for(reader, list(landed), DRAIN_LIMIT_S, job, log_path)
         finally:
-            if job.poll() is None:
-                os.killpg(job.pid, signal.SIGTERM)
-                try:
-                    job.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    os.killpg(job.pid, signal.SIGKILL)
-                    job.wait()
+            stop_job(job)
         for file_id, at in sorted(landed.items()):
             variant.landed_at.append(at - started)
             variant.freshness.append(reader.readable_at[file_id] - at)

@@ -118,13 +118,20 @@ def missed_deadlines(table: str, identifier: Callable[[str], str]) -> list[dict[
             .where(Deadline.missed).order_by(Deadline.deadline_time.desc()).limit(500))
         for deadline, run in rows:
             kwargs = ((deadline.callback.data or {}) if deadline.callback else {}).get("kwargs") or {}
-            named = [n for n in (kwargs.get("table"), (run.conf or {}).get("table")) if isinstance(n, str)]
-            if any(_same_table(n, table, identifier) for n in named):
+            if any(_same_table(n, table, identifier) for n in tables_named(kwargs, run.conf or {})):
                 out.append({"dag_id": run.dag_id, "run_id": run.run_id,
                             "deadline": deadline.deadline_time.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")})
             if len(out) >= MISSED_DEADLINES_SHOWN:
                 break
     return out
+
+
+def tables_named(alert_kwargs: dict[str, Any], run_conf: dict[str, Any]) -> list[str]:
+    """The table names a missed deadline concerns: the alert's `table`, the run's `table` param (ingest,
+    ETL) and each name in the run's `tables` param (a maintenance run narrowed to some tables)."""
+    listed = run_conf.get("tables")
+    names = [alert_kwargs.get("table"), run_conf.get("table"), *(listed if isinstance(listed, list) else [])]
+    return [n for n in names if isinstance(n, str)]
 
 
 def _same_table(name: str, table: str, identifier: Callable[[str], str]) -> bool:

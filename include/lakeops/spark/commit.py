@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from lakeops.batches import BATCH_ID_PROPERTY, published_snapshot, staged_snapshot
 from lakeops.exceptions import IngestError
 from lakeops.failpoints import failpoint
+from lakeops.phases import PhaseTimer
 from lakeops.tables.identifier import TableId
 
 if TYPE_CHECKING:
@@ -63,14 +64,20 @@ def publish_staged(spark: SparkSession, catalog: Catalog, table: str, batch_id: 
 
 
 def append_once(spark: SparkSession, catalog: Catalog, df: DataFrame, table: str, batch_id: str,
-                summary: dict[str, str], failpoint_name: str | None = None) -> int | None:
+                summary: dict[str, str], failpoint_name: str | None = None, timer: PhaseTimer | None = None
+                ) -> int | None:
     """Append df to table unless batch_id is already published. Returns the published snapshot id,
     or None when an earlier or concurrent run had published the batch (nothing is written twice).
-    failpoint_name: a failpoint between staging and publishing (crash tests)."""
-    if published_snapshot(_metadata(catalog, table), batch_id) is not None:
-        log.info("batch %s is already committed to %s; nothing to do", batch_id, table)
-        return None
-    staged = stage_batch(spark, catalog, df, table, batch_id, summary)
+    failpoint_name: a failpoint between staging and publishing (crash tests). timer: staging goes
+    to its phase `write`, the checks and the publish to `commit`."""
+    timer = timer or PhaseTimer()
+    with timer.phase("commit"):
+        if published_snapshot(_metadata(catalog, table), batch_id) is not None:
+            log.info("batch %s is already committed to %s; nothing to do", batch_id, table)
+            return None
+    with timer.phase("write"):
+        staged = stage_batch(spark, catalog, df, table, batch_id, summary)
     if failpoint_name:
         failpoint(failpoint_name)
-    return publish_staged(spark, catalog, table, batch_id, staged)
+    with timer.phase("commit"):
+        return publish_staged(spark, catalog, table, batch_id, staged)

@@ -51,25 +51,29 @@ def _unknown_fields(columns: tuple[LiveColumn, ...], ingest: IngestConfig | None
 
 def parse_events(raw: DataFrame, columns: tuple[LiveColumn, ...], ingest: IngestConfig | None = None) -> DataFrame:
     """raw(value, source_file) -> the table's columns typed from each JSON line (times from ISO-8601 strings) +
-    `reason` (null for a good row). The ingested_at column is left to the job."""
+    `reason` (null for a good row). The ingested_at column is left to the job.
+
+    Each column's value is looked up in the parsed line once (a projection of its own, f<i>), and its type, presence
+    and message are derived from that lookup: one variant lookup per column and row instead of one per use."""
     from pyspark.sql import functions as F
 
-    df = raw.select("value", "source_file", F.expr("try_parse_json(value)").alias("v"))
+    targets = [c for c in columns if c.name != INGESTED_AT]
+    paths = [column_path(c.name, ingest).replace('"', '\\"') for c in targets]
+    looked_up = raw.select("value", "source_file", F.expr("try_parse_json(value)").alias("v")).select(
+        "value", "source_file", "v", *[F.expr(f"try_variant_get(v, \"{path}\", 'variant')").alias(f"f{i}")
+                                       for i, path in enumerate(paths)])
     parsed = F.col("v").isNotNull()
     checks = [(~parsed, F.lit("malformed JSON: not a parseable JSON document")),
               (parsed & ~F.expr("startswith(schema_of_variant(v), 'OBJECT')"),
                F.concat(F.lit("not a JSON object: got "), F.expr("left(to_json(v), 80)")))]
     values = {}
-    for column in columns:
-        if column.name == INGESTED_AT:
-            continue
-        path = column_path(column.name, ingest).replace('"', '\\"')
-        found = f"try_variant_get(v, \"{path}\", 'variant')"
+    for i, (column, path) in enumerate(zip(targets, paths, strict=True)):
+        found = f"f{i}"
         present = F.expr(f"{found} IS NOT NULL AND NOT is_variant_null({found})")
         if column.sql_type in _TIME_TYPES:
-            typed = F.expr(f"try_cast(try_variant_get(v, \"{path}\", 'string') AS {column.sql_type})")
+            typed = F.expr(f"try_cast(try_variant_get({found}, '$', 'string') AS {column.sql_type})")
         else:
-            typed = F.expr(f"try_variant_get(v, \"{path}\", '{column.sql_type}')")
+            typed = F.expr(f"try_variant_get({found}, '$', '{column.sql_type}')")
         where = column.name if path == f"$['{column.name}']" else f"{column.name} ({path})"
         if column.required:
             checks.append((parsed & ~present, F.lit(f"missing required field {where}")))
@@ -86,7 +90,8 @@ def parse_events(raw: DataFrame, columns: tuple[LiveColumn, ...], ingest: Ingest
             F.lit("): the table has no column for it; add the column, map it in ingest.fields, or set "
                   "ingest.unknown_fields: ignore or ingest.evolve: add_columns"))))
     reason = F.coalesce(*[F.when(failed, message) for failed, message in checks])
-    return df.select("value", "source_file", *[expr.alias(name) for name, expr in values.items()], reason.alias("reason"))
+    return looked_up.select("value", "source_file", *[expr.alias(name) for name, expr in values.items()],
+                            reason.alias("reason"))
 
 
 def _unknown_sql(columns: tuple[LiveColumn, ...], ingest: IngestConfig | None) -> str:

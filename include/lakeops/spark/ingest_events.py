@@ -4,7 +4,7 @@ commit both exactly once. Decisions (which files, which id) come from lakeops.in
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from lakeops.batches import ROWS_PROPERTY, published_snapshot
@@ -13,6 +13,7 @@ from lakeops.config import IngestConfig, LakeopsConfig
 from lakeops.failpoints import INGEST_BEFORE_PUBLISH
 from lakeops.ingest.ddl import create_quarantine_sql, table_ddl
 from lakeops.ingest.plan import IngestPlan, check_ingest_mode
+from lakeops.phases import PhaseTimer, render_phases
 from lakeops.spark.commit import append_once
 from lakeops.spark.events_parse import INGESTED_AT, evolve_event_columns, parse_events
 from lakeops.spark.kafka_batch import plan_kafka_batch
@@ -41,6 +42,8 @@ class IngestResult:
     rows: int = 0
     quarantined: int = 0
     snapshot_id: int | None = None
+    phases: dict[str, float] = field(default_factory=dict)
+    """Wall seconds per phase (lakeops.phases): parse, quarantine, write, commit, zonemap."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -235,10 +238,15 @@ def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
     the quarantine first, then the good rows, then the micro zonemap. `files` None: counted from the
     rows. Shared by batch ingest and every micro-batch of the streaming query."""
     spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: parse and count")
-    # Cached: counting and the two writes read the input once. Unpersisted below.
-    parsed = parsed.cache()
+    from pyspark.sql import functions as F
+
+    timer = PhaseTimer()
+    # Cached: counting and the two writes read the input once. Unpersisted below. Only quarantined rows keep
+    # their raw line: the cache holds typed columns, not every line twice.
+    parsed = parsed.withColumn("value", F.when(F.col("reason").isNotNull(), F.col("value"))).cache()
     try:
-        rows, quarantined, counted_files = count_rows(parsed)
+        with timer.phase("parse"):
+            rows, quarantined, counted_files = count_rows(parsed)
         files = counted_files if files is None else files
         log.info("batch %s: %d files, %d good rows, %d rows to quarantine", batch_id, files, rows, quarantined)
         summary = batch_summary(rows, quarantined, files, extra_summary)
@@ -246,13 +254,15 @@ def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
             spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: quarantine {quarantined} rows")
             quarantine = config.qualified(config.table(table).quarantine_name)
             bad = quarantine_rows(parsed, config.identifier(table), batch_id)
-            if append_once(spark, catalog, bad, quarantine, batch_id, summary) is None and not rows:
+            with timer.phase("quarantine"):
+                first = append_once(spark, catalog, bad, quarantine, batch_id, summary)
+            if first is None and not rows:
                 return IngestResult(batch_id, "already_committed", files)  # a batch of bad lines only, published before
         snapshot = None
         if rows:
             spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: commit {rows} rows")
             snapshot = append_once(spark, catalog, good_rows(parsed, columns), config.qualified(table), batch_id,
-                                   summary, INGEST_BEFORE_PUBLISH)
+                                   summary, INGEST_BEFORE_PUBLISH, timer)
             if snapshot is None:  # an earlier or concurrent run of the same batch published it
                 published = published_snapshot(catalog.load_table(config.identifier(table)), batch_id)
                 if published is not None:
@@ -261,6 +271,8 @@ def commit_events(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, 
     finally:
         parsed.unpersist()
     if snapshot is not None:
-        write_zonemap_after_commit(catalog, config, table, snapshot)
-    log.info("batch %s: committed %d rows (snapshot %s), quarantined %d", batch_id, rows, snapshot, quarantined)
-    return IngestResult(batch_id, "committed", files, rows, quarantined, snapshot)
+        with timer.phase("zonemap"):
+            write_zonemap_after_commit(catalog, config, table, snapshot)
+    log.info("batch %s: committed %d rows (snapshot %s), quarantined %d; %s", batch_id, rows, snapshot, quarantined,
+             render_phases(timer.seconds))
+    return IngestResult(batch_id, "committed", files, rows, quarantined, snapshot, timer.seconds)

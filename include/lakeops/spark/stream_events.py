@@ -25,6 +25,7 @@ from lakeops.config import LakeopsConfig
 from lakeops.exceptions import IngestError
 from lakeops.ingest.kafka import advanced, offsets_property, render_offsets
 from lakeops.ingest.stream import AVAILABLE_NOW, StreamPlan, micro_batch_id, progress_line
+from lakeops.phases import add_phases, render_phases
 from lakeops.spark.cdc_apply import apply_changes
 from lakeops.spark.ingest_events import IngestResult, commit_events, current_columns, ensure_tables, parsed_lines
 from lakeops.spark.kafka_batch import table_offsets
@@ -56,6 +57,8 @@ class StreamResult:
     rows: int
     quarantined: int
     seconds: float
+    phases: dict[str, float]
+    """Wall seconds per phase over all micro-batches (lakeops.phases)."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -102,8 +105,9 @@ class MicroBatchWriter:
                                    parsed_lines(raw, columns, self.config.table(table).ingest), batch_id, columns,
                                    None if self.plan.kafka is None else 0, extra)
         self.results.append(result)
-        log.info("micro-batch %d %s: %d files, %d rows, %d quarantined, snapshot %s (%.1f s)", epoch, result.status,
-                 result.files, result.rows, result.quarantined, result.snapshot_id, time.monotonic() - started)
+        log.info("micro-batch %d %s: %d files, %d rows, %d quarantined, snapshot %s (%.1f s) phases %s", epoch,
+                 result.status, result.files, result.rows, result.quarantined, result.snapshot_id,
+                 time.monotonic() - started, render_phases(result.phases) or "-")
 
 
     def _offsets_summary(self, batch: DataFrame) -> dict[str, str] | None:
@@ -181,6 +185,13 @@ def _supervise(query: StreamingQuery, plan: StreamPlan, writer: MicroBatchWriter
     return "stopped"
 
 
+def _total_phases(results: list[IngestResult]) -> dict[str, float]:
+    total: dict[str, float] = {}
+    for r in results:
+        total = add_phases(total, r.phases)
+    return total
+
+
 def run_stream(spark: SparkSession, config: LakeopsConfig, plan: StreamPlan) -> StreamResult:
     """Run the query in plan.mode and return what its micro-batches committed. Raises when it fails."""
     # py4j's callback server (foreachBatch, the listener) logs every call at INFO: keep the job log to progress.
@@ -214,7 +225,8 @@ def run_stream(spark: SparkSession, config: LakeopsConfig, plan: StreamPlan) -> 
         committed=sum(r.status == "committed" for r in results),
         already_committed=sum(r.status == "already_committed" for r in results),
         files=sum(r.files for r in results), rows=sum(r.rows for r in results),
-        quarantined=sum(r.quarantined for r in results), seconds=round(time.monotonic() - started, 1))
+        quarantined=sum(r.quarantined for r in results), seconds=round(time.monotonic() - started, 1),
+        phases={k: round(v, 2) for k, v in _total_phases(results).items()})
     log.info("stream %s %s after %.0f s: %d micro-batches (%d committed, %d already committed), %d files, %d rows, "
              "%d quarantined", plan.table_name, status, result.seconds, result.micro_batches, result.committed,
              result.already_committed, result.files, result.rows, result.quarantined)

@@ -1,0 +1,48 @@
+"""The ingest-throughput benchmark's measuring parts on tiny inputs (no Spark): the progress reader on a real
+pyiceberg table, freshness from landing times and committed rows, and the time split read from a job log.
+Timings are measured by the benchmark, never asserted here."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from benchmarks.ingest_throughput import FULL, QUICK, TARGET, Progress, _freshness, _phases, pool_good
+from lakeops.catalog import load_catalog
+from lakeops.generator.paced import EventPool, PacedRun, pace
+
+
+def test_scenarios_target_the_seeds_rate_for_ten_minutes_of_backlog_and_of_live_arrival():
+    assert [(s.name, s.rows_per_second, s.seconds) for s in FULL] == [("backlog", TARGET, 600), ("live", TARGET, 600)]
+    assert TARGET == 43_000 and all(s.seconds == 20 for s in QUICK)
+
+
+def test_progress_records_committed_rows_at_each_new_snapshot(lakeops_config):
+    progress = Progress(lakeops_config)
+    assert progress.poll() == 0  # no table yet
+    catalog = load_catalog(lakeops_config.catalog)
+    catalog.create_namespace_if_not_exists("lakeops")
+    table = catalog.create_table("lakeops.events", pa.schema([pa.field("event_id", pa.string())]))
+    table.append(pa.table({"event_id": ["a", "b"]}))
+    assert progress.poll() == 2 and progress.poll() == 2
+    table.append(pa.table({"event_id": ["c"]}))
+    assert progress.poll() == 3
+    assert [rows for _, rows in progress.seen] == [2, 3]
+
+
+def test_a_file_is_fresh_once_the_committed_rows_cover_it():
+    pool = EventPool(size=8, bad_fraction=0.0)
+    schedule = pace(10, 5, 1)
+    run = PacedRun(files=2, landed_at={"l-000000": 100.0, "l-000001": 101.0})
+    assert pool_good(pool, 5) == 5
+    seen = [(102.0, 7), (104.5, 10)]
+    assert _freshness(run, schedule, pool, 0, seen) == [2.0, 3.5]
+
+
+def test_the_time_split_sums_the_micro_batches_after_the_warm_up():
+    log = "\n".join([
+        "x micro-batch 0 committed: 1 files, 99 rows, 1 quarantined, snapshot 1 (9.0 s) phases parse=5.00s write=1.00s",
+        "x micro-batch 1 committed: 2 files, 9 rows, 0 quarantined, snapshot 2 (2.0 s) phases parse=1.50s write=0.25s",
+        "x micro-batch 2 committed: 2 files, 9 rows, 0 quarantined, snapshot 3 (2.0 s) phases parse=0.50s zonemap=0.10s",
+    ])
+    assert _phases(log, warm_up=True) == ({"parse": 2.0, "write": 0.25, "zonemap": 0.1}, 2)
+    assert _phases(log, warm_up=False)[1] == 3
