@@ -8,6 +8,7 @@ import sys
 BENCHMARKS = {
     "ingest_and_commits": "direct vs staged commits under concurrent writers; what zonemaps cost the writes",
     "zonemaps": "selective reads: Iceberg's pruning vs zonemap-pruned reads vs the files that truly match",
+    "zonemap_planning": "zonemap planning vs Iceberg's on metadata-only tables of 10,000 to 1,000,000 files; index memory",
     "health_checks": "one health check's figures and sensor poke on a table of many files, cold and cached",
     "compaction": "no maintenance vs crons vs the threshold trigger under CDC streams; what one run costs",
     "expiry": "snapshot expiry through the expire_snapshots DAG on tables with real ingest and CDC history",

@@ -1,12 +1,14 @@
-"""Selective reads on the small-file table, four ways, for the same predicates:
+"""Selective reads on the small-file table, four ways, for the same predicates, cold and warm:
 
 * spark: Spark SQL over the Iceberg table, with Iceberg's own pruning (partitions, manifest and
   file min/max metrics); planning time, files and bytes from the Iceberg scan's Spark metrics
   (totalPlanningDuration, resultDataFiles, totalDataFileSize);
-* zonemap (pyarrow): lakeops.zonemap.reads: candidate_files() (hot entries in memory, the daily
-  master from disk) intersected with pyiceberg's planned tasks, read by pyiceberg's Arrow reader;
-* zonemap (Spark): lakeops.spark.zonemap_reads.pruned_frame: the candidate files' scan tasks
-  staged as an Iceberg scan task set, read by Spark;
+* spark, Parquet Bloom filters + sort: the same over a copy of the table that writes Iceberg's
+  Parquet Bloom filter on user_id and is ordered by user_id within each day (the baseline users
+  would set up instead of an index);
+* zonemap (Spark): lakeops.spark.zonemap_reads.pruned_frame: candidate_files() (the master plus
+  the snapshots since, pruned over Arrow columns), then the candidates' scan tasks staged from the
+  index, or a plain Iceberg scan when the index says pruning would not pay (the method names which);
 * oracle: the files that truly hold a matching row (found once by reading the predicate columns
   of every file), read by pyiceberg's Arrow reader: the floor any pruning could reach.
 
@@ -32,7 +34,6 @@ from pyiceberg.io.pyarrow import ArrowScan, expression_to_pyarrow
 
 from lakeops.spark.zonemap_reads import pruned_frame
 from lakeops.zonemap.hot import hot_stats
-from lakeops.zonemap.reads import pruned_tasks
 
 if TYPE_CHECKING:
     from pyiceberg.table import FileScanTask, Table
@@ -80,6 +81,8 @@ class Measure:
     bytes: int
     rows: int
     live_files: int
+    cold_planning_s: float = 0.0
+    cold_wall_s: float = 0.0
 
 
 def _local(uri: str) -> str:
@@ -141,7 +144,11 @@ def oracle_files(table: Table, scan: pa.Table, query: Query, by_local: dict[str,
 
 
 def spark_read(spark: SparkSession, qualified: str, query: Query) -> tuple[pa.Table, dict[str, int]]:
-    df = spark.table(qualified).where(query.sql())
+    return collect(spark.table(qualified).where(query.sql()))
+
+
+def collect(df: Any) -> tuple[pa.Table, dict[str, int]]:
+    """The frame's rows and its Iceberg scans' metrics (planning ms, files, bytes)."""
     rows = df.toArrow()
     metrics: dict[str, int] = {}
     leaves = df._jdf.queryExecution().executedPlan().collectLeaves()
@@ -171,22 +178,23 @@ def _spark(spark: SparkSession, qualified: str, table: Table, query: Query, orac
                    metrics.get("resultDataFiles", -1), metrics.get("totalDataFileSize", -1), rows.num_rows, 0)
 
 
-def _zonemap_arrow(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
-    began = time.perf_counter()
-    tasks, found, _ = pruned_tasks(table, query.expression())
-    planned = time.perf_counter() - began
-    rows = _arrow_read(table, query, tasks)
-    return Measure(query.name, query.range, "zonemap (pyarrow)", planned, time.perf_counter() - began, len(tasks),
-                   sum(t.file.file_size_in_bytes for t in tasks), rows.num_rows, found.live_files)
-
-
 def _zonemap_spark(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
     began = time.perf_counter()
     with pruned_frame(spark, qualified, table, query.expression()) as read:
         planned = time.perf_counter() - began
-        rows = read.frame.toArrow()
-    return Measure(query.name, query.range, "zonemap (Spark)", planned, time.perf_counter() - began, read.files_read,
-                   read.bytes_read, rows.num_rows, read.candidates.live_files)
+        rows, metrics = collect(read.frame)
+    files, size = read.files_read, read.bytes_read
+    if read.plan.method == "plain":  # Iceberg planned and read it: its own figures
+        files, size = metrics.get("resultDataFiles", -1), metrics.get("totalDataFileSize", -1)
+        planned += metrics.get("totalPlanningDuration", 0) / 1000
+    return Measure(query.name, query.range, f"zonemap (Spark, {read.plan.method})", planned, time.perf_counter() - began,
+                   files, size, rows.num_rows, read.candidates.live_files)
+
+
+def _baseline(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
+    (rows, metrics), wall = _timed(lambda: spark_read(spark, baseline_name(qualified), query))
+    return Measure(query.name, query.range, BASELINE, metrics.get("totalPlanningDuration", 0) / 1000, wall,
+                   metrics.get("resultDataFiles", -1), metrics.get("totalDataFileSize", -1), rows.num_rows, 0)
 
 
 def _oracle(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
@@ -195,28 +203,60 @@ def _oracle(spark: SparkSession, qualified: str, table: Table, query: Query, ora
                    rows.num_rows, 0)
 
 
-RUNNERS = {"spark": _spark, "zonemap (pyarrow)": _zonemap_arrow, "zonemap (Spark)": _zonemap_spark, "oracle": _oracle}
+BASELINE = "spark, Parquet Bloom filters + sort"
+RUNNERS = {"spark": _spark, BASELINE: _baseline, "zonemap (Spark)": _zonemap_spark, "oracle": _oracle}
 METHODS = tuple(RUNNERS)
+
+
+def baseline_name(qualified: str) -> str:
+    """The baseline copy of the table: Iceberg's Parquet Bloom filter on user_id and a sort order."""
+    return f"{qualified[:-1]}_bloom`" if qualified.endswith("`") else f"{qualified}_bloom"
+
+
+def build_baseline(spark: SparkSession, qualified: str) -> float:
+    """Copy the table into one that writes Parquet Bloom filters on user_id, ordered by user_id within
+    each day partition: what a user would set up instead of an index. Returns its seconds."""
+    began = time.perf_counter()
+    name = baseline_name(qualified)
+    spark.sql(f"CREATE TABLE {name} USING iceberg PARTITIONED BY (days(event_time)) "
+              "TBLPROPERTIES ('write.parquet.bloom-filter-enabled.column.user_id'='true', 'format-version'='2') "
+              f"AS SELECT * FROM {qualified} WHERE false")
+    spark.sql(f"ALTER TABLE {name} WRITE ORDERED BY user_id, event_time")
+    spark.sql(f"INSERT INTO {name} SELECT * FROM {qualified}")
+    return time.perf_counter() - began
+
+
+def _cold_start(spark: SparkSession, qualified: str) -> None:
+    """Drop what this process holds of the index and Spark's cached table objects: the next run is cold."""
+    from lakeops.zonemap.history import DELTAS
+    from lakeops.zonemap.hot import HOT
+
+    HOT.clear()
+    DELTAS.clear()
+    spark.sql(f"REFRESH TABLE {qualified}")
+    spark.sql(f"REFRESH TABLE {baseline_name(qualified)}")
 
 
 def measure_query(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask],
                   live: int, repetitions: int) -> list[Measure]:
-    """Median planning and wall time over `repetitions` runs per method, after one warm-up run."""
+    """Per method: the cold run (caches dropped first) and the median of `repetitions` warm runs."""
     runs: dict[str, list[Measure]] = {m: [] for m in METHODS}
     for rep in range(repetitions + 1):
         for method, runner in RUNNERS.items():
-            measure = runner(spark, qualified, table, query, oracle)
-            if rep:  # run 0 warms up the JIT and caches (the hot index among them)
-                runs[method].append(measure)
+            if rep == 0:
+                _cold_start(spark, qualified)
+            runs[method].append(runner(spark, qualified, table, query, oracle))
     results = []
-    for method, measures in runs.items():
-        first = measures[0]
-        results.append(Measure(first.query, first.range, method, statistics.median(m.planning_s for m in measures),
-                               statistics.median(m.wall_s for m in measures), first.files, first.bytes, first.rows, live))
+    for measures in runs.values():
+        cold, warm = measures[0], measures[1:]
+        results.append(Measure(cold.query, cold.range, warm[0].method, statistics.median(m.planning_s for m in warm),
+                               statistics.median(m.wall_s for m in warm), warm[0].files, warm[0].bytes, warm[0].rows, live,
+                               cold.planning_s, cold.wall_s))
     counts = {m.method: m.rows for m in results}
     if len(set(counts.values())) != 1:
         raise AssertionError(f"{query.label}: methods disagree on the matching rows: {counts}")
-    log.info("%s: %s", query.label, ", ".join(f"{m.method} {m.files} files {m.wall_s:.2f} s" for m in results))
+    log.info("%s: %s", query.label, ", ".join(f"{m.method} {m.files} files {m.wall_s:.2f} s (cold {m.cold_wall_s:.2f} s)"
+                                                for m in results))
     return results
 
 
@@ -235,10 +275,11 @@ def index_memory(table: Table) -> IndexMemory:
     against the daily master on disk."""
     from pyarrow.fs import FileSystem, FileType
 
-    from lakeops.zonemap.index import hot_index, index_files
+    from lakeops.zonemap.index import index_files, load_columns
+    from lakeops.zonemap.store import types_for
 
     files = index_files(table.location())
-    hot, _ = hot_index(files)
+    hot = [load_columns(uri, types_for(table.schema()), blooms=True) for uri in files.hourly + files.micro]
     stats = hot_stats()
     master_entries = master_bytes = 0
     if files.master:
@@ -250,7 +291,8 @@ def index_memory(table: Table) -> IndexMemory:
             master_bytes = info.size
             with fs.open_input_file(path) as stream:
                 master_entries = pq.ParquetFile(stream).metadata.num_rows
-    return IndexMemory(stats.files, stats.bytes, stats.max_bytes, len(hot), master_entries, master_bytes)
+    return IndexMemory(stats.files, stats.bytes, stats.max_bytes, sum(len(h) for h in hot if h is not None),
+                       master_entries, master_bytes)
 
 
 def run_reads(spark: SparkSession, qualified: str, table: Table, now: datetime,

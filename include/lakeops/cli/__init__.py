@@ -51,6 +51,10 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
         if args.zonemap_command == "build":
             return zonemap.build(ctx, args.table)
         return zonemap.consolidate(ctx, args.table, args.hour, args.day)
+    if args.command == "query":
+        from lakeops.cli.commands import query
+
+        return query.run(ctx, args.table, args.where, args.explain, args.limit)
     if args.command == "ingest":
         from lakeops.cli.commands import ingest
 

@@ -77,6 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     consolidate.add_argument("--day", metavar="D", help="the day to consolidate through, e.g. 2026-11-21")
     _spark(consolidate)
 
+    query = command("query", "a table's rows matching a WHERE clause, read through its zonemap index (no Spark); "
+                             "--explain prints the plan only")
+    query.add_argument("table", metavar="TABLE", help=TABLE_HELP)
+    query.add_argument("--where", metavar="SQL", help="the condition, e.g. \"user_id = 42 AND event_time >= "
+                                                     "'2026-11-21T10:00:00+00:00'\" (default: every row)")
+    query.add_argument("--explain", action="store_true",
+                       help="print files planned, files pruned by the index, how it planned and the time; read nothing")
+    query.add_argument("--limit", metavar="N", type=int, default=20, help="rows printed (default 20)")
+
     ingest = command("ingest", "ingest one interval of a table's landed files, exactly once (events or CDC)")
     ingest.add_argument("table", metavar="TABLE", help=TABLE_HELP)
     ingest.add_argument("--start", metavar="TIME", required=True, help=f"interval start, e.g. {TIME_EXAMPLE}")

@@ -15,13 +15,24 @@ class ZonemapConfig:
     bloom_columns: tuple[str, ...] = ()
     """Of the zonemap columns, those that also get a Bloom filter per file (equality lookups on high-cardinality columns)."""
     hot_memory_mb: int = 64
-    """Bound of the in-memory (hot) micro/hourly entries per process; older ranges are read from the daily master on disk."""
+    """Bound of the index a process holds in memory (micro/hourly entries, the daily master's statistics); what does not fit
+    is read from disk at each lookup."""
+    consolidate_micro_files: int = 200
+    """Micro zonemaps (one per commit) after which the next commit consolidates them into a new master at once, besides the
+    hourly and daily runs: read-side planning stays bounded under a burst of commits (default 200, 1 to 100000)."""
+    consolidate_micro_mb: int = 64
+    """Total size of the micro zonemaps (MiB) after which the next commit consolidates them at once (default 64, 1 to
+    65536)."""
 
     def __post_init__(self) -> None:
         memory = self.hot_memory_mb
         if isinstance(memory, bool) or not isinstance(memory, int) or not 1 <= memory <= 65536:
             raise ConfigError(f"zonemap.hot_memory_mb: {self.hot_memory_mb!r} must be a whole number of MiB between 1 and 65536; "
-                              "64 holds the entries of about 100,000 files")
+                              "64 holds the statistics of about 100,000 files")
+        for name, top, example in (("consolidate_micro_files", 100_000, 200), ("consolidate_micro_mb", 65536, 64)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+                raise ConfigError(f"zonemap.{name}: {value!r} must be a whole number between 1 and {top:,}, e.g. {example}")
 
 
 PARTIAL_PROGRESS_MODES = ("on_conflict", "always")

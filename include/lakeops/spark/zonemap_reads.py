@@ -1,8 +1,10 @@
-"""Zonemap-pruned reads with Spark: Iceberg plans the table's scan tasks (each data file with its
-position and equality delete files), only the candidate files' tasks are staged as a scan task set
-(Iceberg's ScanTaskSetManager, which its own rewrite procedures read through), and Spark reads that
-set with the predicate applied. Every kind of delete is honored, so the rows are exactly those of
-a full scan with the same filter."""
+"""Zonemap-pruned reads with Spark: the candidate files' scan tasks are staged as a scan task set
+(Iceberg's ScanTaskSetManager, which its own rewrite procedures read through) and Spark reads that
+set with the predicate applied. How the tasks are made is decided from the index
+(lakeops.zonemap.read_plan): built from the index with no planning in the JVM; planned by Iceberg
+in the JVM when they must carry delete files (every kind of delete is then honored); or no staging
+at all, a plain Iceberg scan, when the index prunes too little to pay. The rows are exactly those
+of a full scan with the same filter."""
 
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from pyiceberg.expressions import BooleanExpression
 
 from lakeops.spark.session import jvm
 from lakeops.zonemap.candidates import Candidates, candidate_files
+from lakeops.zonemap.read_plan import ReadPlan, plan_spark_read
 from lakeops.zonemap.sql import to_spark_sql
 
 if TYPE_CHECKING:
@@ -30,46 +33,103 @@ log = logging.getLogger(__name__)
 class SparkPrunedRead:
     frame: DataFrame
     files_read: int
+    """Files the read opens (-1 for a plain scan: Iceberg's own planning decides)."""
     bytes_read: int
     candidates: Candidates
+    plan: ReadPlan
 
 
-@contextmanager
-def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predicate: BooleanExpression,
-                 snapshot: int | None = None) -> Iterator[SparkPrunedRead]:
-    """A DataFrame of the rows matching predicate, reading only candidate files; use it inside the block
-    (the staged task set is released on exit)."""
-    found = candidate_files(table, predicate, snapshot)
-    keep = set(found.files)
+def _field_types(table: Table) -> list[str]:
+    schema = table.schema()
+    return [str(f.field_type) for f in table.spec().partition_type(schema).fields]
+
+
+def _has_deletes(table: Table, snapshot: int | None) -> bool:
+    found = table.snapshot_by_id(snapshot) if snapshot is not None else table.current_snapshot()
+    summary = found.summary if found is not None else None
+    if summary is None:
+        return False
+    return any(int(summary.get(key) or 0) for key in ("total-delete-files", "total-position-deletes", "total-equality-deletes"))
+
+
+def read_plan(table: Table, found: Candidates, snapshot: int | None) -> ReadPlan:
+    return plan_spark_read(found.files, found.minmax_files, found.sizes, found.record_counts, found.partitions,
+                           _field_types(table), _has_deletes(table, snapshot), len(table.specs()))
+
+
+def _staged_tasks(spark: SparkSession, jtable: Any, plan: ReadPlan) -> Any:
+    """The plan's files as Iceberg scan tasks, built from the index: no manifest is read."""
     gateway = jvm(spark)
-    jtable = gateway.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
+    iceberg = gateway.org.apache.iceberg
+    spec = jtable.spec()
+    schema_json = iceberg.SchemaParser.toJson(jtable.schema())
+    spec_json = iceberg.PartitionSpecParser.toJson(spec)
+    residual = iceberg.expressions.ResidualEvaluator.unpartitioned(iceberg.expressions.Expressions.alwaysTrue())
+    no_deletes = cast(Any, spark.sparkContext._gateway).new_array(iceberg.DeleteFile, 0)  # present: jvm() checked
+    tasks = gateway.java.util.ArrayList()
+    for f in plan.files:
+        builder = (iceberg.DataFiles.builder(spec).withPath(f.path).withFileSizeInBytes(f.size)
+                   .withRecordCount(f.records).withFormat("parquet"))
+        if f.partition:
+            values = gateway.java.util.ArrayList()
+            for value in f.partition:
+                values.add(value)
+            builder = builder.withPartitionValues(values)
+        tasks.add(iceberg.BaseFileScanTask(builder.build(), no_deletes, schema_json, spec_json, residual))
+    return tasks
+
+
+def _planned_tasks(gateway: Any, jtable: Any, keep: set[str], snapshot: int | None) -> Any:
+    """Iceberg plans the table's tasks (with their delete files) in the JVM; the candidates' are kept."""
     scan = jtable.newScan()
     if snapshot is not None:
         scan = scan.useSnapshot(snapshot)
     staged = gateway.java.util.ArrayList()
-    size = 0
     planned = scan.planFiles()
     try:
         tasks = planned.iterator()
         while tasks.hasNext():
             task = tasks.next()
-            data_file = task.file()
-            if data_file.location() in keep:
+            if task.file().location() in keep:
                 staged.add(task)
-                size += data_file.fileSizeInBytes()
     finally:
         planned.close()
-    if staged.isEmpty():  # Iceberg refuses an empty task set; no candidate means no row
-        log.info("zonemap Spark read of %s: no candidate among %d live files", qualified_name, found.live_files)
-        yield SparkPrunedRead(spark.read.table(qualified_name).where("false"), 0, 0, found)
+    return staged
+
+
+@contextmanager
+def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predicate: BooleanExpression,
+                 snapshot: int | None = None, *, keep_staged: bool = False) -> Iterator[SparkPrunedRead]:
+    """A DataFrame of the rows matching predicate, reading only candidate files (or a plain scan when
+    the index says pruning would not pay, lakeops.zonemap.read_plan); use it inside the block (the
+    staged task set is released on exit, unless keep_staged: then it lives as long as the session,
+    for a frame returned to a caller)."""
+    found = candidate_files(table, predicate, snapshot)
+    plan = read_plan(table, found, snapshot)
+    condition = to_spark_sql(predicate, table.schema())
+    log.info("zonemap Spark read of %s: %s of %d live files (%s)", qualified_name, len(found.files), found.live_files,
+             plan.reason)
+    if plan.method == "empty":  # Iceberg refuses an empty task set; no candidate means no row
+        yield SparkPrunedRead(spark.read.table(qualified_name).where("false"), 0, 0, found, plan)
+        return
+    if plan.method == "plain":
+        reader = spark.read.option("snapshot-id", snapshot) if snapshot is not None else spark.read
+        yield SparkPrunedRead(reader.format("iceberg").load(qualified_name).where(condition), -1, -1, found, plan)
+        return
+    gateway = jvm(spark)
+    jtable = gateway.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
+    keep = set(found.files)
+    staged = _staged_tasks(spark, jtable, plan) if plan.method == "staged" else _planned_tasks(gateway, jtable, keep, snapshot)
+    size = sum(found.sizes.get(p, 0) for p in found.files)
+    if staged.isEmpty():
+        yield SparkPrunedRead(spark.read.table(qualified_name).where("false"), 0, 0, found, plan)
         return
     set_id = f"lakeops-zonemap-{uuid.uuid4().hex}"
     manager = gateway.org.apache.iceberg.spark.ScanTaskSetManager.get()
     manager.stageTasks(jtable, set_id, staged)
     try:
         reader = spark.read.format("iceberg").option("scan-task-set-id", set_id)
-        frame = reader.load(qualified_name).where(to_spark_sql(predicate, table.schema()))
-        log.info("zonemap Spark read of %s: %d of %d live files staged", qualified_name, staged.size(), found.live_files)
-        yield SparkPrunedRead(frame, staged.size(), size, found)
+        yield SparkPrunedRead(reader.load(qualified_name).where(condition), staged.size(), size, found, plan)
     finally:
-        manager.removeTasks(jtable, set_id)
+        if not keep_staged:
+            manager.removeTasks(jtable, set_id)

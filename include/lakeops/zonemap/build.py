@@ -77,10 +77,14 @@ def entry_from_metrics(data_file: DataFile, snapshot_id: int, table: Table, colu
             upper=from_bytes(field.field_type, upper) if upper is not None else None,
             null_count=(data_file.null_value_counts or {}).get(field.field_id),
         )
-    values = data_file.partition
-    partition = ",".join(str(values[i]) for i in range(len(values))) if values else ""
     return ZonemapEntry(data_file.file_path, snapshot_id, data_file.record_count, data_file.file_size_in_bytes,
-                        partition, stats)
+                        partition_string(data_file), stats)
+
+
+def partition_string(data_file: DataFile) -> str:
+    """The partition as the index stores it: the values' Python forms joined by commas."""
+    values = data_file.partition
+    return ",".join(str(values[i]) for i in range(len(values))) if values else ""
 
 
 def needs_exact_bounds(stats: ColumnStats, record_count: int, limit: int | None) -> bool:

@@ -4,24 +4,40 @@ Conservative by construction: a live file is skipped only when its zonemap entry
 row matches; a live file with no entry (written after the last zonemap, or whose zonemap file
 is unreadable) is always a candidate, and entries of files no longer live are ignored.
 
-Routing (lakeops.zonemap.index): recent files are decided from the hot micro/hourly entries held
-in memory; the rest from the daily master on disk.
+Planned from the index, not from the table (lakeops.zonemap.history): the daily master's files,
+replayed forward with the files added and deleted by the snapshots it does not account for. Only
+when the master cannot serve the snapshot are all live files listed from the manifests. The
+predicate is evaluated over the whole index at once (lakeops.zonemap.evaluate): the master's
+statistics first, then the Bloom filters of the survivors; recent files from the hot micro and
+hourly entries.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from pyiceberg.expressions import BooleanExpression
 
-from lakeops.zonemap.hot import set_hot_memory
-from lakeops.zonemap.index import cold_lookup, hot_index, index_files
+from lakeops.zonemap.build import partition_string
+from lakeops.zonemap.columns import ColumnarIndex, concat, empty_index
+from lakeops.zonemap.evaluate import may_match_all
+from lakeops.zonemap.history import AddedFile, replay, replay_chain, snapshot_delta, snapshot_refs
+from lakeops.zonemap.hot import HOT, set_hot_memory
+from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, master_blooms
 from lakeops.zonemap.live import live_files
-from lakeops.zonemap.prune import may_match
+from lakeops.zonemap.lru import LruCache
+from lakeops.zonemap.store import types_for
 
 if TYPE_CHECKING:
+    from pyiceberg.schema import Schema
     from pyiceberg.table import Table
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -32,12 +48,132 @@ class Candidates:
     stale_entries: int
     unreadable_zonemaps: list[str]
     hot_files: int = 0
-    """Live files decided from the in-memory (micro/hourly) entries; the other indexed ones came from the master on disk."""
+    """Live files decided from the in-memory (micro/hourly) entries; the other indexed ones came from the master."""
+    minmax_files: int = 0
+    """Candidates by min/max statistics alone (no Bloom filter): about what Iceberg's own file metrics keep."""
+    replayed_snapshots: int = 0
+    """Snapshots whose manifests were read on top of the master (0 with a full listing)."""
+    full_listing: bool = False
+    """True when the master could not serve the snapshot and every live file was listed from the manifests."""
+    sizes: dict[str, int] = field(default_factory=dict)
+    """Candidate path -> file size in bytes."""
+    record_counts: dict[str, int] = field(default_factory=dict)
+    partitions: dict[str, str | None] = field(default_factory=dict)
+    """Candidate path -> partition as the index stores it (lakeops.zonemap.build.partition_string)."""
 
     @property
     def coverage(self) -> float:
         """Share of live files the index covers (1.0: no drift)."""
         return self.indexed_live_files / self.live_files if self.live_files else 1.0
+
+    @property
+    def candidate_bytes(self) -> int:
+        return sum(self.sizes.get(p, 0) for p in self.files)
+
+
+@dataclass(frozen=True)
+class LivePlan:
+    """The live files of one snapshot, relative to the master (history.replay) or listed in full."""
+
+    removed: set[str]
+    """Master paths no longer live (incremental) - empty with a full listing."""
+    added: dict[str, AddedFile]
+    """Incremental: live files the master does not hold. Full listing: every live file."""
+    replayed: int
+    full: bool
+
+
+def plan_live(table: Table, snapshot_id: int, files: IndexFiles) -> LivePlan:
+    """The snapshot's live files from the master plus the snapshots since; a full listing when the
+    master cannot serve the snapshot."""
+    version = files.master_version
+    chain = None
+    if version is not None:
+        chain = replay_chain(snapshot_refs(table), snapshot_id, version.snapshot_id, version.end_ms)
+    if chain is None:
+        listed = {f.path: AddedFile(f.path, f.data_file.file_size_in_bytes, f.data_file.record_count,
+                                    partition_string(f.data_file))
+                  for f in live_files(table, snapshot_id)}
+        return LivePlan(set(), listed, 0, True)
+    deltas = [snapshot_delta(table, s) for s in chain]
+    deleted = {p for d in deltas for p in d.deleted}
+    removed, added = replay(deleted, deltas)
+    return LivePlan(removed, added, len(chain), False)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What candidate_files knows of one snapshot before it sees a predicate: the index's live rows."""
+
+    master_uri: str | None
+    master: ColumnarIndex
+    master_live: np.ndarray
+    """Mask over master rows: live in the snapshot."""
+    hot: ColumnarIndex
+    """Hot entries of live files outside the master (one per file)."""
+    unindexed: list[str]
+    plan: LivePlan
+    stale: int
+    unreadable: list[str]
+
+    @property
+    def live_files(self) -> int:
+        return int(self.master_live.sum()) + len(self.hot) + len(self.unindexed)
+
+
+PREPARED: LruCache[tuple, _Prepared] = LruCache(4)
+"""A few prepared snapshots; only those whose index the memory bound holds."""
+HOT.add_dependent(PREPARED.clear)
+
+
+def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict) -> _Prepared:
+    unreadable: list[str] = []
+    master = load_columns(files.master, types, blooms=False) if files.master else empty_index()
+    if master is None:  # its files are then listed from the manifests and read in full: never lost
+        unreadable.append(str(files.master))
+        master = empty_index()
+        files = IndexFiles(None, files.hourly, files.micro)
+    plan = plan_live(table, snapshot_id, files)
+    parts = []
+    for uri in files.hourly + files.micro:
+        part = load_columns(uri, types, blooms=True)
+        if part is None:
+            unreadable.append(uri)
+        else:
+            parts.append(part)
+    hot = concat(parts)
+    if plan.full:
+        master_live = _mask(pc.is_in(master.paths, value_set=pa.array(list(plan.added), pa.string())))
+        in_master = set(master.paths.filter(pa.array(master_live)).to_pylist())
+        outside = [p for p in plan.added if p not in in_master]
+    else:
+        master_live = ~_mask(pc.is_in(master.paths, value_set=pa.array(list(plan.removed), pa.string())))
+        in_master = set()
+        outside = list(plan.added)
+    stale = len(master) - int(master_live.sum())
+    # Files outside the master: from the hot entries (first entry of a path wins), else unindexed.
+    first: dict[str, int] = {}
+    for i, p in enumerate(hot.paths.to_pylist()):
+        first.setdefault(p, i)
+    outside_set = set(outside)
+    hot_rows = np.array(sorted(i for p, i in first.items() if p in outside_set), dtype=np.int64)
+    stale += sum(1 for p in first if p not in outside_set and not (p in in_master or _master_holds(plan, p)))
+    unindexed = [p for p in outside if p not in first]
+    return _Prepared(files.master, master, master_live, hot.take(hot_rows), unindexed, plan, stale, unreadable)
+
+
+def _prepared(table: Table, snapshot_id: int, schema: Schema) -> _Prepared:
+    """The snapshot's prepared index, from this process's cache while the index files are unchanged."""
+    files = index_files(table.location())
+    types = types_for(schema)
+    uris = ([files.master] if files.master else []) + files.hourly + files.micro
+    key = (str(table.metadata.table_uuid), snapshot_id, schema.schema_id, tuple(file_key(u) for u in uris))
+    found = PREPARED.get(key)
+    if found is None:
+        found = _prepare(table, snapshot_id, files, types)
+        if found.master.nbytes + found.hot.nbytes <= HOT.stats().max_bytes:
+            PREPARED.put(key, found)
+    return found
 
 
 def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | None = None, *,
@@ -48,14 +184,52 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
     snapshot_id = snapshot if snapshot is not None else (current.snapshot_id if current else None)
     if snapshot_id is None:
         return Candidates([], 0, 0, 0, [])
-    live = [f.path for f in live_files(table, snapshot_id)]
-    live_set = set(live)
-    files = index_files(table.location())
-    hot, unreadable = hot_index(files)
     schema = table.schema()
-    cold = cold_lookup(files.master, {p for p in live if p not in hot}, live_set, predicate, schema)
-    chosen = [p for p in live
-              if (may_match(hot[p], predicate, schema) if p in hot else (p not in cold.indexed or p in cold.keep))]
-    hot_live = sum(p in hot for p in live)
-    stale = sum(p not in live_set for p in hot) + cold.stale
-    return Candidates(chosen, len(live), hot_live + len(cold.indexed), stale, unreadable + cold.unreadable, hot_live)
+    prep = _prepared(table, snapshot_id, schema)
+    master, hot, plan = prep.master, prep.hot, prep.plan
+    unreadable = list(prep.unreadable)
+
+    # Master: statistics over every entry at once (live ones kept), then Bloom filters of the survivors only.
+    minmax_master = np.nonzero(may_match_all(master, predicate, schema) & prep.master_live)[0] if len(master) else \
+        np.zeros(0, np.int64)
+    kept_master = minmax_master
+    master_uri = prep.master_uri
+    if len(minmax_master) and master_uri:
+        blooms = master_blooms(master_uri, minmax_master)
+        if blooms is None:
+            unreadable.append(master_uri)
+        elif blooms:
+            sub = master.take(minmax_master)
+            with_blooms = ColumnarIndex(sub.paths, sub.record_count, sub.file_size, sub.partition, sub.stats, blooms)
+            kept_master = minmax_master[may_match_all(with_blooms, predicate, schema)]
+    minmax_hot = may_match_all(hot, predicate, schema, use_blooms=False) if len(hot) else np.zeros(0, bool)
+    kept_hot = np.nonzero(may_match_all(hot, predicate, schema))[0] if len(hot) else np.zeros(0, np.int64)
+
+    sizes: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    partitions: dict[str, str | None] = {}
+    for index, rows in ((master, kept_master), (hot, kept_hot)):
+        paths = index.paths.take(pa.array(rows, pa.int64())).to_pylist()
+        sizes.update(zip(paths, index.file_size[rows].tolist(), strict=True))
+        counts.update(zip(paths, index.record_count[rows].tolist(), strict=True))
+        partitions.update(zip(paths, index.partition.take(pa.array(rows, pa.int64())).to_pylist(), strict=True))
+    for p in [*prep.unindexed, *(p for p in sizes if p in plan.added)]:
+        # What the manifests said, where the plan read them (an old index file may lack sizes).
+        found = plan.added[p]
+        sizes[p], counts[p], partitions[p] = found.file_size, found.record_count, found.partition
+    chosen = list(sizes)
+    live_master = int(prep.master_live.sum())
+    log.debug("zonemap plan of %s at %s: %d live (%d replayed snapshots%s), %d candidates", table.name(), snapshot_id,
+              prep.live_files, plan.replayed, ", full listing" if plan.full else "", len(chosen))
+    return Candidates(chosen, prep.live_files, live_master + len(hot), prep.stale, unreadable, len(hot),
+                      len(minmax_master) + int(minmax_hot.sum()) + len(prep.unindexed), plan.replayed, plan.full, sizes,
+                      counts, partitions)
+
+
+def _master_holds(plan: LivePlan, path: str) -> bool:
+    """Whether a hot entry's file is live through the master (incremental plan): not a stale entry."""
+    return not plan.full and path not in plan.removed and path not in plan.added
+
+
+def _mask(result: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    return pc.fill_null(result, False).to_numpy(zero_copy_only=False).astype(bool)

@@ -150,11 +150,18 @@ def consolidate_day(table: Table, spec: TableConfig, day: date, reader: Reader =
     return _master(table, spec, scope_of, reader, remove_micro)
 
 
+def _through_current(daily: list[Version], snapshot_ms: int) -> Scope:
+    day = datetime.fromtimestamp(snapshot_ms / 1000, tz=UTC).date()
+    return Scope(DAILY, day.isoformat(), None, snapshot_ms + 1)
+
+
 def reconcile(table: Table, spec: TableConfig, reader: Reader = read_files) -> ConsolidationResult:
     """A new master through the current snapshot: call it right after rewriting files (compaction).
     Dropped files' entries go, the new files get entries; micro files stay for the daily run."""
-    def scope_of(daily: list[Version], snapshot_ms: int) -> Scope:
-        day = datetime.fromtimestamp(snapshot_ms / 1000, tz=UTC).date()
-        return Scope(DAILY, day.isoformat(), None, snapshot_ms + 1)
+    return _master(table, spec, _through_current, reader, remove_micro=False)
 
-    return _master(table, spec, scope_of, reader, remove_micro=False)
+
+def consolidate_now(table: Table, spec: TableConfig, reader: Reader = read_files) -> ConsolidationResult:
+    """A new master through the current snapshot that also removes the micro files it covers: the
+    load-driven consolidation (lakeops.zonemap.load) when micro zonemaps pile up between runs."""
+    return _master(table, spec, _through_current, reader, remove_micro=True)

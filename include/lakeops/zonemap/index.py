@@ -1,12 +1,13 @@
-"""The index a reader uses, routed hot and cold:
+"""The index a reader uses, as columns (lakeops.zonemap.columns):
 
-* hot: the micro files on disk and the current hourly versions the master does not cover (recent
-  commits), their entries held in memory by lakeops.zonemap.hot under a memory bound;
-* cold: the current daily master, read from disk at each lookup and never held: first only the
-  statistics columns (no Bloom filters) for the live files the hot part lacks, then the Bloom
-  filters of just the row groups where files survive. The master is sorted by partition, so a
-  recent time range touches few row groups and an old one is served from disk alone.
+* the current daily master: its statistics (not its Bloom filters) decoded once and held in
+  memory while they fit the bound (zonemap.hot_memory_mb), else read from disk at each lookup;
+  the Bloom filters of just the row groups where files survive the statistics are read per lookup
+  (the master is sorted by partition, so a time range touches few row groups);
+* the hot part: the micro files and the current hourly versions the master does not cover (recent
+  commits), statistics and Bloom filters, held under the same bound.
 
+A held file is keyed by its path, size and modification time, so a rewritten one is read again.
 Entries of one immutable data file agree wherever they come from.
 """
 
@@ -16,18 +17,18 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pyiceberg.expressions import BooleanExpression
+import numpy as np
 
+from lakeops.zonemap.columns import Blooms, ColumnarIndex, blooms_from_stored, empty_index, from_stored
 from lakeops.zonemap.entry import ZonemapEntry
 from lakeops.zonemap.hot import HOT
-from lakeops.zonemap.levels import DAILY, HOURLY, current_versions
-from lakeops.zonemap.prune import may_match
+from lakeops.zonemap.levels import DAILY, HOURLY, Version, current_versions
 from lakeops.zonemap.snapmap import list_files, read_map
-from lakeops.zonemap.store import _filesystem, from_arrow, read_files, zonemap_root
+from lakeops.zonemap.store import _filesystem, read_file, read_files, zonemap_root
 
 if TYPE_CHECKING:
-    from pyiceberg.schema import Schema
     from pyiceberg.table import Table
+    from pyiceberg.types import PrimitiveType
 
 log = logging.getLogger(__name__)
 _READ_ERRORS = (OSError, ValueError, KeyError)
@@ -38,106 +39,79 @@ class IndexFiles:
     master: str | None
     hourly: list[str]
     micro: list[str]
+    master_version: Version | None = None
+    """The master's map record: the snapshot it was reconciled against and its scope."""
 
 
 def index_files(table_location: str) -> IndexFiles:
     root = zonemap_root(table_location)
     master, hourly = current_versions(read_map(root, HOURLY), read_map(root, DAILY))
-    return IndexFiles(master.path if master else None, [v.path for v in hourly], list_files(root, "micro"))
+    return IndexFiles(master.path if master else None, [v.path for v in hourly], list_files(root, "micro"), master)
 
 
-def _read_hot(uri: str) -> list[ZonemapEntry] | None:
-    """Entries of one hot file, from memory when unchanged since it was cached; None when unreadable."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+def file_key(uri: str) -> tuple | None:
+    """(uri, size, modification time) of a zonemap file as it is now; None when the file is gone."""
     from pyarrow.fs import FileType
 
     fs, path = _filesystem(uri)
     info = fs.get_file_info(path)
     if info.type != FileType.File:
-        return []  # removed by a consolidation since it was listed: the master holds its entries
-    key = (uri, info.size, info.mtime_ns)
+        return None
+    return (uri, info.size, info.mtime_ns)
+
+
+def _key(uri: str, types: dict[int, PrimitiveType], blooms: bool) -> tuple | None:
+    """The cache key of a zonemap file as it is now; None when the file is gone."""
+    found = file_key(uri)
+    return None if found is None else (*found, blooms, tuple(sorted((f, str(t)) for f, t in types.items())))
+
+
+def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: bool) -> ColumnarIndex | None:
+    """One zonemap file as columns (Bloom filters only when asked), from memory when unchanged since
+    it was held; an empty index when the file is gone (a consolidation removed it after it was
+    listed: the master holds its entries); None when it is unreadable (logged)."""
+    import pyarrow as pa
+
+    key = _key(uri, types, blooms)
+    if key is None:
+        return empty_index()
     cached = HOT.get(key)
     if cached is not None:
         return cached
+    wanted = None if blooms else ["file_path", "record_count", "file_size", "partition", "columns"]
     try:
-        with fs.open_input_file(path) as stream:
-            data = pq.read_table(stream)
-        entries = from_arrow(data)
+        index = from_stored(read_file(uri, wanted), types)
     except (*_READ_ERRORS, pa.ArrowInvalid) as e:
         log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, e)
         return None
-    HOT.put(key, entries, data.nbytes)
-    return entries
+    HOT.put(key, index, index.nbytes)
+    return index
 
 
-def hot_index(files: IndexFiles) -> tuple[dict[str, ZonemapEntry], list[str]]:
-    index: dict[str, ZonemapEntry] = {}
-    unreadable = []
-    for uri in files.hourly + files.micro:
-        entries = _read_hot(uri)
-        if entries is None:
-            unreadable.append(uri)
-        else:
-            index.update({e.file_path: e for e in entries})
-    return index, unreadable
-
-
-@dataclass(frozen=True)
-class ColdAnswer:
-    keep: set[str]
-    """Live files the master holds that may match."""
-    indexed: set[str]
-    """Live files the master holds an entry for."""
-    stale: int
-    unreadable: list[str]
-
-
-def cold_lookup(master: str | None, wanted: set[str], live: set[str], predicate: BooleanExpression, schema: Schema) -> ColdAnswer:
-    """Decide the wanted live files from the master on disk, reading as little of it as possible."""
+def master_blooms(uri: str, rows: np.ndarray) -> dict[int, Blooms] | None:
+    """The Bloom filters of the given master rows (global row numbers, ascending), reading only the
+    row groups that hold them; None when the master cannot be read."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if master is None or not wanted:
-        return ColdAnswer(set(), set(), 0, [])
-    fs, path = _filesystem(master)
+    if not len(rows):
+        return {}
+    fs, path = _filesystem(uri)
     try:
         with fs.open_input_file(path) as stream:
             parquet = pq.ParquetFile(stream)
-            stats = parquet.read(columns=["file_path", "record_count", "columns"])
-            paths = stats.column("file_path").to_pylist()
-            rows = [i for i, p in enumerate(paths) if p in wanted]
-            entries = from_arrow(stats.take(rows)) if rows else []
-            survivors = [(i, e) for i, e in zip(rows, entries, strict=False) if may_match(e, predicate, schema)]
-            blooms = _blooms_of(parquet, [i for i, _ in survivors]) if survivors else {}
+            starts = np.cumsum([0] + [parquet.metadata.row_group(g).num_rows for g in range(parquet.num_row_groups)])
+            groups = np.unique(np.searchsorted(starts, rows, side="right") - 1)
+            data = parquet.read_row_groups([int(g) for g in groups], columns=["blooms"])
     except (*_READ_ERRORS, pa.ArrowInvalid) as e:
-        log.warning("zonemap master %s is unreadable (%s); its files will be read in full until it is rebuilt", master, e)
-        return ColdAnswer(set(), set(), 0, [master])
-    keep = {e.file_path for _, e in survivors
-            if e.file_path not in blooms
-            or may_match(ZonemapEntry(e.file_path, 0, e.record_count, 0, "", e.columns, blooms[e.file_path]), predicate, schema)}
-    return ColdAnswer(keep, {e.file_path for e in entries}, sum(1 for p in paths if p not in live), [])
-
-
-def _blooms_of(parquet, rows: list[int]) -> dict:
-    """Bloom filters of the given rows, reading only the row groups that hold them."""
-    from lakeops.zonemap.bloom import BloomFilter
-
-    bounds, start = [], 0
-    for g in range(parquet.num_row_groups):
-        count = parquet.metadata.row_group(g).num_rows
-        bounds.append((start, start + count))
-        start += count
-    groups = sorted({g for r in rows for g, (lo, hi) in enumerate(bounds) if lo <= r < hi})
-    out = {}
-    for g in groups:
-        data = parquet.read_row_group(g, columns=["file_path", "blooms"]).to_pylist()
-        lo = bounds[g][0]
-        for r in rows:
-            if bounds[g][0] <= r < bounds[g][1]:
-                row = data[r - lo]
-                out[row["file_path"]] = {b["field_id"]: BloomFilter(b["bits"], b["hashes"]) for b in row["blooms"] or []}
-    return out
+        log.warning("zonemap master %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, e)
+        return None
+    offsets = np.concatenate([[0], np.cumsum([starts[g + 1] - starts[g] for g in groups])])
+    local = np.empty(len(rows), np.int64)
+    group_of = np.searchsorted(starts, rows, side="right") - 1
+    position = np.searchsorted(groups, group_of)
+    local[:] = offsets[position] + (rows - starts[group_of])
+    return blooms_from_stored(data.column("blooms").combine_chunks().take(pa.array(local)), len(rows))
 
 
 def load_index(table: Table) -> tuple[dict[str, ZonemapEntry], list[str]]:

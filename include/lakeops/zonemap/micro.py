@@ -1,5 +1,7 @@
 """Write the micro zonemap of one committed snapshot. Called after the commit, never inside it:
-a crash before it costs pruning for those files until consolidation covers them, never rows."""
+a crash before it costs pruning for those files until consolidation covers them, never rows. When
+the micro zonemaps pile up past their thresholds, they are consolidated right after
+(lakeops.zonemap.load)."""
 
 from __future__ import annotations
 
@@ -25,4 +27,7 @@ def write_micro_zonemap(table: Table, spec: TableConfig, snapshot_id: int) -> tu
     entries = entries_for_snapshot(table, snapshot_id, spec.zonemap.columns, spec.zonemap.bloom_columns)
     uri = publish(micro_zonemap_uri(table, snapshot_id), to_arrow(entries, types_for(table.schema())))
     log.info("zonemap: wrote %d micro entries for snapshot %s to %s", len(entries), snapshot_id, uri)
+    from lakeops.zonemap.load import consolidate_if_due
+
+    consolidate_if_due(table, spec)
     return uri, len(entries)

@@ -82,6 +82,20 @@ def test_zonemap_build_indexes_every_live_file_once(lake):
     assert (again["status"], again["path"]) == ("exists", built["path"])
 
 
+def test_query_explains_its_plan_and_reads_the_matching_rows(lake):
+    explained = lake.json("query", TABLE, "--where", "account_id = 7", "--explain")
+    assert explained["live_files"] > explained["candidate_files"] > 0
+    assert explained["pruned_by_index"] == explained["live_files"] - explained["candidate_files"]
+    # Never staged from the index: the table has delete files (a plain scan when the index prunes no more than min/max).
+    assert explained["spark_read"]["method"] in ("plain", "planned"), explained["spark_read"]
+    assert "rows" not in explained and explained["planning_ms"] >= 0
+    read = lake.json("query", TABLE, "--where", "account_id = 7", "--limit", "2")
+    assert read["rows"] == sum(1 for r in lake.rows() if r[1] == 7) and len(read["shown"]) == min(2, read["rows"])
+    text = lake.run("query", TABLE, "--where", "account_id = 7", "--explain").stdout
+    assert "pruned by the index" in text and "live file(s)" in text
+    assert "does not fit the table" in lake.run("query", TABLE, "--where", "acount_id = 7", expect=2).stderr
+
+
 def test_compact_dry_run_plans_and_changes_nothing(lake):
     snapshot = lake.table().current_snapshot().snapshot_id
     planned = lake.json("compact", TABLE, "--dry-run")

@@ -1,5 +1,6 @@
 """Hot/cold routing: recent commits are decided from micro entries in memory, older ones from the
-daily master on disk; a tiny memory bound only costs re-reads, never rows."""
+daily master's statistics (held while they fit the bound) and its Bloom filters read from disk; a
+tiny memory bound only costs re-reads, never rows."""
 
 from __future__ import annotations
 
@@ -28,11 +29,12 @@ def test_recent_ranges_come_from_memory_and_old_ones_from_the_master_on_disk(eve
 
     found = candidate_files(events.load(), E.GreaterThanOrEqual("event_time", T0.isoformat()), hot_memory_mb=64)
     assert found.live_files == 4 and found.hot_files == 2 and found.coverage == 1.0
-    assert len(found.files) == 2, "the two old files are ruled out by the master's statistics on disk"
-    assert hot_stats().files == 2 and hot_stats().misses == 2
+    assert len(found.files) == 2, "the two old files are ruled out by the master's statistics"
+    assert found.replayed_snapshots == 2 and not found.full_listing, "planned from the master plus two snapshots"
+    assert hot_stats().files == 3 and hot_stats().misses == 3, "two micro files and the master's statistics"
 
     old = candidate_files(events.load(), E.LessThan("event_time", (OLD + timedelta(hours=2)).isoformat()))
-    assert len(old.files) == 2 and hot_stats().hits == 2, "the micro entries were served from memory"
+    assert len(old.files) == 2 and hot_stats().misses == 3, "the index was served from memory: nothing read again"
     assert len(recent) == 2
 
 

@@ -1,0 +1,128 @@
+"""The live files of a snapshot, planned from the index rather than from the table.
+
+The daily master lists the live files, as of the snapshot M it was reconciled against, that were
+added by snapshots committed before its scope end. So the live files of a later snapshot S are the
+master's, replayed forward with the files added and deleted by the ancestors of S that the master
+does not account for: those committed at or after its scope end, and those after M. Only those
+snapshots' own manifests are read, so planning grows with what changed since the last
+consolidation, not with the table.
+
+`replay_chain` decides which snapshots to replay (pure, tested against literals); `snapshot_delta`
+reads one snapshot's added and deleted data files (metadata only) and is cached per snapshot in the
+process, as snapshots never change. When the master cannot serve S (none yet, S older than M or on
+another branch, an expired snapshot in the way), the caller lists every live file instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pyiceberg.manifest import DataFileContent, ManifestContent, ManifestEntryStatus
+
+from lakeops.zonemap.build import partition_string
+from lakeops.zonemap.lru import LruCache
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table
+
+
+@dataclass(frozen=True)
+class SnapshotRef:
+    snapshot_id: int
+    parent_id: int | None
+    sequence_number: int
+    timestamp_ms: int
+
+
+@dataclass(frozen=True)
+class AddedFile:
+    path: str
+    file_size: int
+    record_count: int
+    partition: str = ""
+    """As the index stores it (lakeops.zonemap.build.partition_string)."""
+
+
+@dataclass(frozen=True)
+class Delta:
+    """Data files one snapshot added and deleted."""
+
+    added: tuple[AddedFile, ...]
+    deleted: frozenset[str]
+
+
+def replay_chain(snapshots: dict[int, SnapshotRef], target: int, master_snapshot: int, master_end_ms: int) -> list[int] | None:
+    """Snapshot ids to replay over the master to reach target, oldest first; None when the master
+    cannot serve target (it is not an ancestor of target, or an ancestor on the way is gone)."""
+    master = snapshots.get(master_snapshot)
+    if master is None:
+        return None
+    chain: list[int] = []
+    seen_master = False
+    current: int | None = target
+    while current is not None:
+        ref = snapshots.get(current)
+        if ref is None:
+            return None  # expired on the way: its files' commit times are unknown
+        if ref.sequence_number <= master.sequence_number:
+            if not seen_master and ref.snapshot_id != master_snapshot:
+                return None  # the master's snapshot is not an ancestor of target
+            seen_master = True
+            if ref.timestamp_ms < master_end_ms:
+                break
+        chain.append(ref.snapshot_id)
+        current = ref.parent_id
+    if not seen_master:
+        return None
+    return chain[::-1]
+
+
+def replay(master_paths: set[str], deltas: list[Delta]) -> tuple[set[str], dict[str, AddedFile]]:
+    """(master paths no longer live, files added since and still live), deltas applied in order."""
+    removed: set[str] = set()
+    added: dict[str, AddedFile] = {}
+    for delta in deltas:
+        for path in delta.deleted:
+            if added.pop(path, None) is None and path in master_paths:
+                removed.add(path)
+        for f in delta.added:
+            added[f.path] = f
+    return removed, added
+
+
+def snapshot_refs(table: Table) -> dict[int, SnapshotRef]:
+    return {s.snapshot_id: SnapshotRef(s.snapshot_id, s.parent_snapshot_id, s.sequence_number or 0, s.timestamp_ms)
+            for s in table.snapshots()}
+
+
+DELTAS: LruCache[tuple[str, int], Delta] = LruCache(4096)
+"""Deltas by (table uuid, snapshot id): a snapshot never changes."""
+
+
+def snapshot_delta(table: Table, snapshot_id: int) -> Delta:
+    """The data files snapshot_id added and deleted: only the manifests it wrote are read."""
+    key = (str(table.metadata.table_uuid), snapshot_id)
+    cached = DELTAS.get(key)
+    if cached is not None:
+        return cached
+    snapshot = table.snapshot_by_id(snapshot_id)
+    if snapshot is None:
+        raise ValueError(f"snapshot {snapshot_id} is not in table {table.name()}; it may have been expired")
+    added, deleted = [], set()
+    for manifest in snapshot.manifests(table.io):
+        if manifest.content != ManifestContent.DATA or manifest.added_snapshot_id != snapshot_id:
+            continue
+        if not (manifest.added_files_count or manifest.deleted_files_count or manifest.added_files_count is None):
+            continue
+        for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=False):
+            f = entry.data_file
+            if f.content != DataFileContent.DATA or entry.snapshot_id != snapshot_id:
+                continue
+            if entry.status == ManifestEntryStatus.ADDED:
+                added.append(AddedFile(f.file_path, f.file_size_in_bytes, f.record_count, partition_string(f)))
+            elif entry.status == ManifestEntryStatus.DELETED:
+                deleted.add(f.file_path)
+    delta = Delta(tuple(added), frozenset(deleted))
+    DELTAS.put(key, delta)
+    return delta
