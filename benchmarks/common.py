@@ -229,15 +229,25 @@ def measure_scans(spark: SparkSession, work: Callable[[], Any]) -> tuple[ScanCos
 # The benchmark's own catalog
 
 
+def shipped_config() -> dict[str, Any]:
+    """The shipped include/lakeops.yaml as data, its models' SQL files named by absolute paths, so a copy
+    written anywhere else still finds them (they are named relative to the shipped file)."""
+    import yaml
+
+    include = Path(__file__).resolve().parents[1] / "include"
+    data = yaml.safe_load((include / "lakeops.yaml").read_text())
+    data["models"] = {name: {**entry, "sql": str(include / entry["sql"])} if "sql" in entry else entry
+                      for name, entry in (data.get("models") or {}).items()}
+    return data
+
+
 def demo_table(name: str, partition_by: list[str] | None = None, sort_by: list[str] | None = None,
                **settings: Any) -> dict[str, Any]:
     """The shipped config's entry of a demo table (events, users, orders: their declared columns, source and
     ingest format), with its partitioning or sort order replaced when given, and `settings` added."""
     import copy
 
-    import yaml
-
-    shipped = yaml.safe_load((Path(__file__).resolve().parents[1] / "include" / "lakeops.yaml").read_text())["tables"]
+    shipped = shipped_config()["tables"]
     entry = copy.deepcopy(shipped[f"lakeops.{name}"])
     if partition_by is not None:
         entry["create"]["partition_by"] = partition_by

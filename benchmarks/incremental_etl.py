@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.common import (
-    PROJECT_ROOT,
     ScanCost,
     markdown_table,
     measure_scans,
     output_name,
     pyplot,
     save_figure,
+    shipped_config,
     write_results,
 )
 
@@ -159,16 +159,13 @@ def range_bytes(table, start_id: int, end_id: int) -> tuple[int, int]:
 
 def _config(base: Path) -> Any:
     """The shipped tables and models, and the changelog model with its table, on a catalog under base."""
-    import yaml
-
     from benchmarks import incremental_etl_orders as orders
     from lakeops.config import parse_config
 
-    shipped = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
-    models = {n: {**m, "sql": str(PROJECT_ROOT / "include" / m["sql"])} for n, m in shipped["models"].items()}
+    shipped = shipped_config()
     tables, model = orders.config_entries(base)
     return parse_config({"catalog": {"name": "bench", "namespace": "lakeops", "data_dir": str(base / "data")},
-                         "tables": {**shipped["tables"], **tables}, "models": {**models, **model}}, base)
+                         "tables": {**shipped["tables"], **tables}, "models": {**shipped["models"], **model}}, base)
 
 
 def _build(spark: SparkSession, config: Any, sizes: Sizes) -> tuple[str, str]:

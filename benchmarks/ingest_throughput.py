@@ -36,13 +36,13 @@ from pathlib import Path
 import yaml
 
 from benchmarks.common import (
-    PROJECT_ROOT,
     job_env,
     markdown_table,
     output_name,
     percentile,
     pyplot,
     save_figure,
+    shipped_config,
     stop_job,
     write_results,
 )
@@ -121,7 +121,7 @@ class Measured:
 def bench_config(work: Path, s: Scenario):
     from lakeops.config import load_config
 
-    data = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
+    data = shipped_config()
     data["catalog"] = {"name": "bench", "namespace": "lakeops", "data_dir": str(work / "data")}
     data["landing_dir"] = str(work / "landing")
     events = data["tables"]["lakeops.events"]

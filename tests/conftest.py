@@ -66,10 +66,9 @@ def spark():
 
 def shipped_models() -> dict:
     """The ETL models of the shipped include/lakeops.yaml, their SQL files as absolute paths."""
-    import yaml
+    from benchmarks.common import shipped_config
 
-    models = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["models"]
-    return {name: {**entry, "sql": str(PROJECT_ROOT / "include" / entry["sql"])} for name, entry in models.items()}
+    return shipped_config()["models"]
 
 
 def config_data(base_dir: Path, tables: dict | None = None, models: dict | None = None) -> dict:

@@ -9,7 +9,7 @@ import uuid
 import pytest
 import yaml
 
-from benchmarks.common import PROJECT_ROOT
+from benchmarks.common import shipped_config
 from benchmarks.expiry import Sizes, files_on_disk, report, run
 
 
@@ -42,7 +42,7 @@ def test_the_report_names_the_history_and_the_retention_and_gives_a_row_per_tabl
 @pytest.mark.airflow
 def test_a_tiny_history_expires_through_the_dag_and_keeps_every_current_row(airflow_db, spark, tmp_path, monkeypatch):
     # The shipped tables in a catalog of this test's own; the DAG and its spark-submit read the same file.
-    shipped = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
+    shipped = shipped_config()
     shipped["catalog"] = {"name": f"t{uuid.uuid4().hex[:10]}", "namespace": "lakeops", "data_dir": str(tmp_path / "data")}
     (tmp_path / "lakeops.yaml").write_text(yaml.safe_dump(shipped))
     monkeypatch.setenv("LAKEOPS_CONFIG", str(tmp_path / "lakeops.yaml"))

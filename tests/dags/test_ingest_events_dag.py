@@ -4,11 +4,11 @@ spark_jobs/ingest_events.py with spark-submit on local Spark against the embedde
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 import yaml
 
+from benchmarks.common import shipped_config
 from lakeops.catalog import load_catalog
 from lakeops.config import load_config
 from lakeops.dag_runs import load_dag, run_dag_test
@@ -16,7 +16,6 @@ from lakeops.generator import generate_events
 
 pytestmark = [pytest.mark.airflow, pytest.mark.spark]
 
-SHIPPED_CONFIG = Path(__file__).resolve().parents[2] / "include" / "lakeops.yaml"
 ARRIVAL = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 TICK = datetime(2026, 11, 21, 10, 5, tzinfo=UTC)  # the run whose data interval is 10:00-10:05
 
@@ -54,7 +53,7 @@ def test_ingest_dag_commits_every_landed_event_once(airflow_db, tmp_path, monkey
 
 def _staged_config(tmp_path, writers: int):
     """The shipped config with events in staged mode (the DAG reads it at run time, the jobs too)."""
-    shipped = yaml.safe_load(SHIPPED_CONFIG.read_text())
+    shipped = shipped_config()
     shipped["tables"]["lakeops.events"]["ingest"] = {"commit_mode": "staged", "writers": writers}
     path = tmp_path / "lakeops.yaml"
     path.write_text(yaml.safe_dump(shipped))

@@ -192,6 +192,7 @@ def test_a_dag_runs_from_a_dags_folder_holding_one_file(venv, tmp_path):
     config = tmp_path / "config" / "lakeops.yaml"
     config.parent.mkdir()
     shutil.copy2(PROJECT_ROOT / "include" / "lakeops.yaml", config)
+    shutil.copytree(PROJECT_ROOT / "include" / "models", config.parent / "models")  # the models' SQL, beside the file
     env = _env(venv, tmp_path / "airflow", AIRFLOW__CORE__DAGS_FOLDER=str(dags), AIRFLOW__LAKEOPS__CONFIG_FILE=str(config),
                LAKEOPS_DATA_DIR=str(tmp_path / "data"))
     _run(["airflow", "db", "migrate"], env, venv["cwd"])
