@@ -36,6 +36,16 @@ os.environ.update({
 logging.getLogger("py4j").setLevel(logging.WARNING)
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """When any collected test starts a Spark JVM, give every Spark driver of the session the faster
+    start-up of tests/jvm_startup.py (unless SPARK_SUBMIT_OPTS is set already)."""
+    if "SPARK_SUBMIT_OPTS" not in os.environ and any(
+            item.get_closest_marker("spark") or "spark" in getattr(item, "fixturenames", ()) for item in items):
+        from tests.jvm_startup import spark_submit_opts
+
+        os.environ["SPARK_SUBMIT_OPTS"] = spark_submit_opts()
+
+
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(SESSION_DIR, ignore_errors=True)
 
