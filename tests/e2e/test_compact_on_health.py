@@ -24,11 +24,12 @@ from tests.integration.compaction.conftest import keys, land_and_merge
 pytestmark = [pytest.mark.airflow, pytest.mark.e2e, pytest.mark.spark]
 
 DAG_ID = "compact_on_health"
-POKE_INTERVAL_S = 60  # the DAG's watcher
+WATCH_INTERVAL_S = 10  # health.watch_interval_seconds: the watcher polls every 10 s instead of the default minute
 
 
 def test_the_watcher_starts_a_compaction_run_and_then_stays_quiet(spark, tmp_path):
     data = config_data(tmp_path)
+    data["health"] = {**data.get("health", {}), "watch_interval_seconds": WATCH_INTERVAL_S}
     config_path = tmp_path / "lakeops.yaml"
     config_path.write_text(yaml.safe_dump(data))
     config = parse_config(data, tmp_path)
@@ -69,7 +70,7 @@ def test_the_watcher_starts_a_compaction_run_and_then_stays_quiet(spark, tmp_pat
         assert keys(spark, config, "orders") == rows_before
 
         # The watcher's next poll evaluates the compacted snapshot: nothing over threshold, no run.
-        time.sleep(POKE_INTERVAL_S + 15)
+        time.sleep(WATCH_INTERVAL_S + 10)
         assert len(_runs(services)) == 1
     finally:
         services.stop()

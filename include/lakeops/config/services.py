@@ -63,10 +63,21 @@ class HealthConfig:
     """SQLAlchemy URL of the health-history database; default: the embedded catalog's SQLite file."""
     growth_window_hours: float = 1.0
     """Delete-file growth counts the delete files committed during this many past hours."""
+    watch_interval_seconds: float = 60.0
+    """How often the triggerer's health watch (compact_on_health) evaluates the watched tables, from metadata."""
+    watch_min_event_interval_seconds: float = 300.0
+    """The watch reports a table over threshold at most once per this many seconds (one compaction run, not one a poll)."""
 
     def __post_init__(self) -> None:
         if not 0 < self.growth_window_hours <= 168:
             raise ConfigError(f"health.growth_window_hours: {self.growth_window_hours} must be in (0, 168]; 1 is one hour")
+        if not 5 <= self.watch_interval_seconds <= 86400:
+            raise ConfigError(f"health.watch_interval_seconds: {self.watch_interval_seconds} must be in [5, 86400]; "
+                              "60 evaluates the watched tables once a minute")
+        if self.watch_min_event_interval_seconds < self.watch_interval_seconds:
+            raise ConfigError(f"health.watch_min_event_interval_seconds: {self.watch_min_event_interval_seconds} is "
+                              f"shorter than watch_interval_seconds ({self.watch_interval_seconds}); raise it to at least "
+                              "that, e.g. 300")
         if self.history_url == "":
             object.__setattr__(self, "history_url", None)  # an unset ${VAR:-} in the file
         if self.history_url is not None and "://" not in self.history_url:

@@ -31,7 +31,7 @@ def build_dags(config: LakeopsConfig) -> list[DAG]:
         if not spec.ingested:
             continue
         dags.append(stream_dag(spec) if spec.ingest.mode == "streaming" else ingest_dag(spec))
-    dags += [compact_tables_dag(), compact_on_health_dag(), expire_snapshots_dag(), zonemap_dag("hourly"),
+    dags += [compact_tables_dag(), compact_on_health_dag(config.health), expire_snapshots_dag(), zonemap_dag("hourly"),
              zonemap_dag("daily"), table_freshness_dag(), table_health_dag()]
     dags += [etl_model_dag(config, model) for model in config.models.values()]
     return dags

@@ -9,6 +9,7 @@ from typing import Any
 from airflow.sdk import DAG, Asset, AssetWatcher, Param, task
 from airflow.timetables.interval import CronDataIntervalTimetable
 
+from lakeops.config import HealthConfig
 from lakeops_airflow.dag_defaults import default_args
 from lakeops_airflow.dags.common import START_DATE, TABLE_LABEL, list_tables, tables_param
 from lakeops_airflow.deadlines import dag_deadline
@@ -87,15 +88,17 @@ def compact_tables_dag() -> DAG:
     return dag
 
 
-TABLE_HEALTH = Asset(
-    name="lakeops_table_health",
-    watchers=[AssetWatcher(name="lakeops_table_health_watch",
-                           trigger=TableHealthWatchTrigger(poke_interval=60, min_event_interval=300))],
-)
+def table_health_asset(health: HealthConfig) -> Asset:
+    """The asset the triggerer's health watch records an event on, polling as the config's health section says."""
+    return Asset(name="lakeops_table_health", watchers=[AssetWatcher(
+        name="lakeops_table_health_watch",
+        trigger=TableHealthWatchTrigger(poke_interval=health.watch_interval_seconds,
+                                        min_event_interval=health.watch_min_event_interval_seconds))])
 
 
-def compact_on_health_dag() -> DAG:
-    with DAG(dag_id="compact_on_health", doc_md=WATCH_DOC, schedule=TABLE_HEALTH, start_date=START_DATE, catchup=False,
+def compact_on_health_dag(health: HealthConfig) -> DAG:
+    with DAG(dag_id="compact_on_health", doc_md=WATCH_DOC, schedule=table_health_asset(health), start_date=START_DATE,
+             catchup=False,
              max_active_runs=1, tags=["lakeops", "maintenance", "compaction"],
              default_args=default_args(retries=1, retry_delay=timedelta(minutes=2)), deadline=dag_deadline("compaction"),
              params={"tables": tables_param("plan on a manual run"), "dry_run": DRY_RUN}) as dag:
