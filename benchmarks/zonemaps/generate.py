@@ -130,7 +130,6 @@ def generate(catalog: Catalog, identifier: str, files: int, end: datetime, recen
     from pyiceberg.partitioning import PartitionField, PartitionSpec
     from pyiceberg.transforms import DayTransform
 
-    from lakeops.zonemap.consolidate import MASTER_ROW_GROUP
     from lakeops.zonemap.levels import DAILY, Version
     from lakeops.zonemap.micro import micro_zonemap_uri
     from lakeops.zonemap.snapmap import now_ms, record_version, version_uri
@@ -167,7 +166,7 @@ def generate(catalog: Catalog, identifier: str, files: int, end: datetime, recen
     root = zonemap_root(table.location())
     master = _entries(table, paths[:bulk], starts[:bulk], snapshot.snapshot_id, seconds_per_file, rng)
     uri = version_uri(root, DAILY, "generated", snapshot.sequence_number or 0, snapshot.snapshot_id)
-    publish(uri, master, row_group_size=MASTER_ROW_GROUP)
+    _publish_master(uri, master)
     record_version(root, Version(uri, DAILY, "generated", snapshot.snapshot_id, snapshot.sequence_number or 0, None,
                                  snapshot.timestamp_ms + 1, bulk, now_ms()))
     timings["index"] += time.perf_counter() - began
@@ -189,6 +188,26 @@ def generate(catalog: Catalog, identifier: str, files: int, end: datetime, recen
         timings["index"] += time.perf_counter() - began
     fs_size = _size(uri)
     return GeneratedTable(files, commits, recent_commits, fs_size, timings)
+
+
+def _publish_master(uri: str, data: pa.Table) -> None:
+    """The master as lakeops' consolidation writes it (its writer and row-group size)."""
+    from lakeops.zonemap.consolidate import MASTER_ROW_GROUP
+    from lakeops.zonemap.groups import write_master
+
+    write_master(uri, data, MASTER_ROW_GROUP)
+
+
+def rewrite_master(table: Table) -> int:
+    """Write a generated table's master again with the current writer (same rows, in place), so a table
+    generated earlier is measured with today's master layout; its size in bytes."""
+    from lakeops.zonemap.index import index_files
+    from lakeops.zonemap.store import read_file
+
+    master = index_files(table.location()).master
+    assert master is not None, f"{table.name()} has no master zonemap"
+    _publish_master(master, read_file(master))
+    return _size(master)
 
 
 def _size(uri: str) -> int:
