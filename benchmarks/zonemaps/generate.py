@@ -198,15 +198,33 @@ def _publish_master(uri: str, data: pa.Table) -> None:
     write_master(uri, data, MASTER_ROW_GROUP)
 
 
+def _written_as_now(uri: str) -> bool:
+    """Whether a master has the current writer's layout: its row-group summary, row groups of its size."""
+    import pyarrow.parquet as pq
+
+    from lakeops.zonemap.consolidate import MASTER_ROW_GROUP
+    from lakeops.zonemap.groups import SUMMARY_KEY
+    from lakeops.zonemap.store import _filesystem
+
+    fs, path = _filesystem(uri)
+    with fs.open_input_file(path) as stream:
+        meta = pq.ParquetFile(stream).metadata
+    sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+    return SUMMARY_KEY in (meta.metadata or {}) and all(n == MASTER_ROW_GROUP for n in sizes[:-1])
+
+
 def rewrite_master(table: Table) -> int:
-    """Write a generated table's master again with the current writer (same rows, in place), so a table
-    generated earlier is measured with today's master layout; its size in bytes."""
+    """Write a generated table's master again with the current writer (same rows, in place) unless it
+    has its layout already, so a table generated earlier is measured with today's master layout; its
+    size in bytes."""
     from lakeops.zonemap.index import index_files
     from lakeops.zonemap.store import read_file
 
     master = index_files(table.location()).master
     assert master is not None, f"{table.name()} has no master zonemap"
-    _publish_master(master, read_file(master))
+    if not _written_as_now(master):
+        log.info("%s: master %s written again by the current writer", table.name(), master)
+        _publish_master(master, read_file(master))
     return _size(master)
 
 
