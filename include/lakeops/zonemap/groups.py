@@ -192,6 +192,8 @@ def candidate_groups(groups: MasterGroups, predicate: BooleanExpression, schema:
     from lakeops.zonemap.evaluate import may_match_all
 
     assert groups.summary is not None
+    if not len(groups.summary):
+        return np.zeros(0, np.int64)
     return np.nonzero(may_match_all(groups.summary, predicate, schema, use_blooms=False))[0]
 
 

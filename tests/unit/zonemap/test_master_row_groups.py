@@ -126,3 +126,12 @@ def test_a_master_written_without_a_summary_is_read_whole(tmp_path):
     uri = publish(str(tmp_path / "old.parquet"), to_arrow(_entries(), TYPES), row_group_size=3)
     groups = master_groups(uri, file_key(uri), TYPES)
     assert groups is not None and groups.summary is None and groups.rows == 10
+
+
+def test_an_empty_master_has_no_row_group_to_read(tmp_path):
+    uri = write_master(str(tmp_path / "empty.parquet"), to_arrow([], TYPES), row_group_size=3)
+    HOT.clear()
+    groups = master_groups(uri, file_key(uri), TYPES)
+    assert groups is not None and groups.summary is not None and groups.rows == 0
+    assert candidate_groups(groups, E.EqualTo("id", 1), SCHEMA).tolist() == []
+    assert count_paths(groups, {"f00"}) == 0
