@@ -1,7 +1,8 @@
 """A metadata-only table of many files, built fast: Iceberg manifests listing data files that do not
 exist (pyiceberg fast appends of DataFile records with real-looking column metrics), and the lakeops
-index over them written directly with pyarrow (a daily master reconciled against the snapshot of
-the last bulk commit, then micro zonemaps of a few recent commits). Nothing ever reads the data
+index over them built column-wise with pyarrow (a daily master reconciled against the snapshot of
+the last bulk commit, written by the consolidation's master writer, then micro zonemaps of a few
+recent commits). Nothing ever reads the data
 files, so planning time and index memory are measured at 100,000 and 1,000,000 files on one machine.
 
 Each file holds 2 minutes of one day's events: event_time bounds of that window, user_id bounds
