@@ -256,11 +256,12 @@ def demo_table(name: str, partition_by: list[str] | None = None, sort_by: list[s
     return {**entry, **settings}
 
 
-def bench_config(work_dir: Path, tables: dict[str, dict[str, Any]]) -> LakeopsConfig:
-    """A config of its own: catalog name, SQLite file, warehouse and landing zone under work_dir."""
+def bench_config(work_dir: Path, tables: dict[str, dict[str, Any]], name: str | None = None) -> LakeopsConfig:
+    """A config of its own: catalog name (a new one unless given), SQLite file, warehouse and landing zone
+    under work_dir."""
     from lakeops.config import parse_config
 
-    return parse_config({"catalog": {"name": f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops",
+    return parse_config({"catalog": {"name": name or f"bench{uuid.uuid4().hex[:8]}", "namespace": "lakeops",
                                      "data_dir": str(work_dir / "data")},
                          "tables": tables}, work_dir)
 

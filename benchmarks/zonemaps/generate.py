@@ -1,7 +1,8 @@
 """A metadata-only table of many files, built fast: Iceberg manifests listing data files that do not
 exist (pyiceberg fast appends of DataFile records with real-looking column metrics), and the lakeops
-index over them written directly with pyarrow (a daily master reconciled against the snapshot of
-the last bulk commit, then micro zonemaps of a few recent commits). Nothing ever reads the data
+index over them built column-wise with pyarrow (a daily master reconciled against the snapshot of
+the last bulk commit, written by the consolidation's master writer, then micro zonemaps of a few
+recent commits). Nothing ever reads the data
 files, so planning time and index memory are measured at 100,000 and 1,000,000 files on one machine.
 
 Each file holds 2 minutes of one day's events: event_time bounds of that window, user_id bounds
@@ -130,7 +131,6 @@ def generate(catalog: Catalog, identifier: str, files: int, end: datetime, recen
     from pyiceberg.partitioning import PartitionField, PartitionSpec
     from pyiceberg.transforms import DayTransform
 
-    from lakeops.zonemap.consolidate import MASTER_ROW_GROUP
     from lakeops.zonemap.levels import DAILY, Version
     from lakeops.zonemap.micro import micro_zonemap_uri
     from lakeops.zonemap.snapmap import now_ms, record_version, version_uri
@@ -167,7 +167,7 @@ def generate(catalog: Catalog, identifier: str, files: int, end: datetime, recen
     root = zonemap_root(table.location())
     master = _entries(table, paths[:bulk], starts[:bulk], snapshot.snapshot_id, seconds_per_file, rng)
     uri = version_uri(root, DAILY, "generated", snapshot.sequence_number or 0, snapshot.snapshot_id)
-    publish(uri, master, row_group_size=MASTER_ROW_GROUP)
+    _publish_master(uri, master)
     record_version(root, Version(uri, DAILY, "generated", snapshot.snapshot_id, snapshot.sequence_number or 0, None,
                                  snapshot.timestamp_ms + 1, bulk, now_ms()))
     timings["index"] += time.perf_counter() - began
@@ -189,6 +189,44 @@ def generate(catalog: Catalog, identifier: str, files: int, end: datetime, recen
         timings["index"] += time.perf_counter() - began
     fs_size = _size(uri)
     return GeneratedTable(files, commits, recent_commits, fs_size, timings)
+
+
+def _publish_master(uri: str, data: pa.Table) -> None:
+    """The master as lakeops' consolidation writes it (its writer and row-group size)."""
+    from lakeops.zonemap.consolidate import MASTER_ROW_GROUP
+    from lakeops.zonemap.groups import write_master
+
+    write_master(uri, data, MASTER_ROW_GROUP)
+
+
+def _written_as_now(uri: str) -> bool:
+    """Whether a master has the current writer's layout: its row-group summary, row groups of its size."""
+    import pyarrow.parquet as pq
+
+    from lakeops.zonemap.consolidate import MASTER_ROW_GROUP
+    from lakeops.zonemap.groups import SUMMARY_KEY
+    from lakeops.zonemap.store import _filesystem
+
+    fs, path = _filesystem(uri)
+    with fs.open_input_file(path) as stream:
+        meta = pq.ParquetFile(stream).metadata
+    sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+    return SUMMARY_KEY in (meta.metadata or {}) and all(n == MASTER_ROW_GROUP for n in sizes[:-1])
+
+
+def rewrite_master(table: Table) -> int:
+    """Write a generated table's master again with the current writer (same rows, in place) unless it
+    has its layout already, so a table generated earlier is measured with today's master layout; its
+    size in bytes."""
+    from lakeops.zonemap.index import index_files
+    from lakeops.zonemap.store import read_file
+
+    master = index_files(table.location()).master
+    assert master is not None, f"{table.name()} has no master zonemap"
+    if not _written_as_now(master):
+        log.info("%s: master %s written again by the current writer", table.name(), master)
+        _publish_master(master, read_file(master))
+    return _size(master)
 
 
 def _size(uri: str) -> int:

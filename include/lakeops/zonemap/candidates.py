@@ -7,9 +7,10 @@ is unreadable) is always a candidate, and entries of files no longer live are ig
 Planned from the index, not from the table (lakeops.zonemap.history): the daily master's files,
 replayed forward with the files added and deleted by the snapshots it does not account for. Only
 when the master cannot serve the snapshot are all live files listed from the manifests. The
-predicate is evaluated over the whole index at once (lakeops.zonemap.evaluate): the master's
-statistics first, then the Bloom filters of the survivors; recent files from the hot micro and
-hourly entries.
+master is read by row group (lakeops.zonemap.groups): the predicate is evaluated over its row-group
+summary first, then (lakeops.zonemap.evaluate) over the statistics of the candidate row groups'
+entries at once, then over the Bloom filters of the survivors; recent files from the hot micro and
+hourly entries. A master without a row-group summary, or a full listing, reads the master whole.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pyiceberg.expressions import BooleanExpression
 from lakeops.zonemap.build import partition_string
 from lakeops.zonemap.columns import ColumnarIndex, concat, empty_index
 from lakeops.zonemap.evaluate import may_match_all
+from lakeops.zonemap.groups import MasterGroups, candidate_groups, count_paths, master_groups, read_groups, rows_of
 from lakeops.zonemap.history import AddedFile, replay, replay_chain, snapshot_delta, snapshot_refs
 from lakeops.zonemap.hot import HOT, set_hot_memory
 from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, master_blooms
@@ -107,8 +109,12 @@ class _Prepared:
 
     master_uri: str | None
     master: ColumnarIndex
+    """The whole master's statistics; empty when it is read by row group (groups)."""
     master_live: np.ndarray
     """Mask over master rows: live in the snapshot."""
+    groups: MasterGroups | None
+    """Set: the master is read by row group at each lookup, its rows in plan.removed not live."""
+    live_master: int
     hot: ColumnarIndex
     """Hot entries of live files outside the master (one per file)."""
     unindexed: list[str]
@@ -118,7 +124,7 @@ class _Prepared:
 
     @property
     def live_files(self) -> int:
-        return int(self.master_live.sum()) + len(self.hot) + len(self.unindexed)
+        return self.live_master + len(self.hot) + len(self.unindexed)
 
 
 PREPARED: LruCache[tuple, _Prepared] = LruCache(4)
@@ -126,14 +132,33 @@ PREPARED: LruCache[tuple, _Prepared] = LruCache(4)
 HOT.add_dependent(PREPARED.clear)
 
 
-def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict) -> _Prepared:
-    unreadable: list[str] = []
-    master = load_columns(files.master, types, blooms=False) if files.master else empty_index()
-    if master is None:  # its files are then listed from the manifests and read in full: never lost
-        unreadable.append(str(files.master))
-        master = empty_index()
-        files = IndexFiles(None, files.hourly, files.micro)
+def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unreadable: list[str] | None = None,
+             by_group: bool = True) -> _Prepared:
+    unreadable = list(unreadable or [])
+    groups = None
+    if files.master and by_group:
+        key = file_key(files.master)
+        groups = master_groups(files.master, key, types) if key is not None else None
+        if key is not None and groups is None:  # unreadable: its files are listed from the manifests, read in full
+            unreadable.append(files.master)
+            files = IndexFiles(None, files.hourly, files.micro)
     plan = plan_live(table, snapshot_id, files)
+    master_removed = count_paths(groups, plan.removed) if groups is not None and not plan.full and \
+        groups.summary is not None else None
+    if groups is not None and master_removed is not None:
+        master = empty_index()
+        master_live = np.zeros(0, bool)
+        live_master = groups.rows - master_removed
+        stale = master_removed
+    else:
+        groups = None
+        loaded = load_columns(files.master, types, blooms=False) if files.master else empty_index()
+        if loaded is None:  # its files are then listed from the manifests and read in full: never lost
+            unreadable.append(str(files.master))
+            files = IndexFiles(None, files.hourly, files.micro)
+            if not plan.full:
+                plan = plan_live(table, snapshot_id, files)
+        master = loaded or empty_index()
     parts = []
     for uri in files.hourly + files.micro:
         part = load_columns(uri, types, blooms=True)
@@ -142,15 +167,19 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict) -> 
         else:
             parts.append(part)
     hot = concat(parts)
-    if plan.full:
+    in_master: set[str] = set()
+    if groups is not None:
+        outside = list(plan.added)
+    elif plan.full:
         master_live = _mask(pc.is_in(master.paths, value_set=pa.array(list(plan.added), pa.string())))
         in_master = set(master.paths.filter(pa.array(master_live)).to_pylist())
         outside = [p for p in plan.added if p not in in_master]
     else:
         master_live = ~_mask(pc.is_in(master.paths, value_set=pa.array(list(plan.removed), pa.string())))
-        in_master = set()
         outside = list(plan.added)
-    stale = len(master) - int(master_live.sum())
+    if groups is None:
+        live_master = int(master_live.sum())
+        stale = len(master) - live_master
     # Files outside the master: from the hot entries (first entry of a path wins), else unindexed.
     first: dict[str, int] = {}
     for i, p in enumerate(hot.paths.to_pylist()):
@@ -159,7 +188,8 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict) -> 
     hot_rows = np.array(sorted(i for p, i in first.items() if p in outside_set), dtype=np.int64)
     stale += sum(1 for p in first if p not in outside_set and not (p in in_master or _master_holds(plan, p)))
     unindexed = [p for p in outside if p not in first]
-    return _Prepared(files.master, master, master_live, hot.take(hot_rows), unindexed, plan, stale, unreadable)
+    return _Prepared(files.master, master, master_live, groups, live_master, hot.take(hot_rows), unindexed, plan, stale,
+                     unreadable)
 
 
 def _prepared(table: Table, snapshot_id: int, schema: Schema) -> _Prepared:
@@ -171,7 +201,8 @@ def _prepared(table: Table, snapshot_id: int, schema: Schema) -> _Prepared:
     found = PREPARED.get(key)
     if found is None:
         found = _prepare(table, snapshot_id, files, types)
-        if found.master.nbytes + found.hot.nbytes <= HOT.stats().max_bytes:
+        held = found.master.nbytes + found.hot.nbytes + (found.groups.nbytes if found.groups is not None else 0)
+        if held <= HOT.stats().max_bytes:
             PREPARED.put(key, found)
     return found
 
@@ -186,16 +217,33 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
         return Candidates([], 0, 0, 0, [])
     schema = table.schema()
     prep = _prepared(table, snapshot_id, schema)
-    master, hot, plan = prep.master, prep.hot, prep.plan
+    master, rows, live = prep.master, np.arange(len(prep.master), dtype=np.int64), prep.master_live
+    by_group = prep.groups
+    if by_group is not None:
+        which = candidate_groups(by_group, predicate, schema)
+        read = read_groups(by_group, which, types_for(schema))
+        if read is None:  # the master became unreadable: plan without it (its files listed, read in full)
+            files = index_files(table.location())
+            prep = _prepare(table, snapshot_id, IndexFiles(None, files.hourly, files.micro), types_for(schema),
+                            [str(prep.master_uri)], by_group=False)
+            master, rows, live = prep.master, np.arange(len(prep.master), dtype=np.int64), prep.master_live
+        else:
+            removed = prep.plan.removed
+            master, rows = read, rows_of(by_group, which)
+            live = ~_mask(pc.is_in(master.paths, value_set=pa.array(list(removed), pa.string()))) if removed else \
+                np.ones(len(master), bool)
+        log.debug("zonemap plan of %s: %d of %d master row groups read", table.name(), len(which),
+                  len(by_group.starts) - 1)
+    hot, plan = prep.hot, prep.plan
     unreadable = list(prep.unreadable)
 
-    # Master: statistics over every entry at once (live ones kept), then Bloom filters of the survivors only.
-    minmax_master = np.nonzero(may_match_all(master, predicate, schema) & prep.master_live)[0] if len(master) else \
+    # Master: statistics over every entry read at once (live ones kept), then Bloom filters of the survivors only.
+    minmax_master = np.nonzero(may_match_all(master, predicate, schema) & live)[0] if len(master) else \
         np.zeros(0, np.int64)
     kept_master = minmax_master
     master_uri = prep.master_uri
     if len(minmax_master) and master_uri:
-        blooms = master_blooms(master_uri, minmax_master)
+        blooms = master_blooms(master_uri, rows[minmax_master])
         if blooms is None:
             unreadable.append(master_uri)
         elif blooms:
@@ -218,7 +266,7 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
         found = plan.added[p]
         sizes[p], counts[p], partitions[p] = found.file_size, found.record_count, found.partition
     chosen = list(sizes)
-    live_master = int(prep.master_live.sum())
+    live_master = prep.live_master
     log.debug("zonemap plan of %s at %s: %d live (%d replayed snapshots%s), %d candidates", table.name(), snapshot_id,
               prep.live_files, plan.replayed, ", full listing" if plan.full else "", len(chosen))
     return Candidates(chosen, prep.live_files, live_master + len(hot), prep.stale, unreadable, len(hot),

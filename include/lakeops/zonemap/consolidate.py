@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 from lakeops.config import TableConfig
 from lakeops.zonemap.build import entries_for_files
 from lakeops.zonemap.entry import ZonemapEntry
+from lakeops.zonemap.groups import write_master
 from lakeops.zonemap.levels import DAILY, HOURLY, Scope, Version, day_scope, hour_scope, newest, plan_sources, removable_micro
 from lakeops.zonemap.live import LiveFile, live_files
 from lakeops.zonemap.snapmap import micro_files, now_ms, read_map, record_version, version_uri
-from lakeops.zonemap.store import _filesystem, publish, read_files, to_arrow, types_for, zonemap_root
+from lakeops.zonemap.store import _filesystem, read_files, to_arrow, types_for, zonemap_root
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
@@ -105,12 +106,12 @@ def _consolidate(table: Table, spec: TableConfig, scope_of: Callable[[list[Versi
     log.info("zonemap drift %s %s of %s: %d live files in scope, %.1f%% covered before reconcile, %d stale entries dropped, "
              "%d entries added from manifest metrics, %d unreadable zonemap files", scope.level, scope.period, table.name(),
              drift.live_files, 100 * drift.coverage, drift.stale_entries, drift.added, len(unreadable))
-    # Sorted by partition (time, for time-partitioned tables) in small row groups, so a reader of the
-    # master on disk fetches Bloom filters only for the row groups its surviving files sit in.
+    # Sorted by partition (time, for time-partitioned tables) in small row groups with a summary of
+    # each (lakeops.zonemap.groups), so a lookup reads only the row groups that can match.
     entries = sorted(kept + added, key=lambda e: (e.partition, e.file_path))
     sequence = snapshot.sequence_number or 0  # a v1 snapshot's is 0
     uri = version_uri(root, scope.level, scope.period, sequence, snapshot.snapshot_id)
-    publish(uri, to_arrow(entries, types_for(table.schema())), row_group_size=MASTER_ROW_GROUP)
+    write_master(uri, to_arrow(entries, types_for(table.schema())), MASTER_ROW_GROUP)
     version = Version(uri, scope.level, scope.period, snapshot.snapshot_id, sequence,
                       scope.start_ms, scope.end_ms, len(entries), now_ms())
     record_version(root, version)

@@ -1,14 +1,16 @@
 """Property: planning from the index (the master plus the snapshots since, lakeops.zonemap.history)
 lists exactly the live files of a full manifest listing, at every snapshot of a random history of
 appends, deletes, overwrites and consolidations (masters through the current snapshot, and through
-an earlier day, whose scope ends before the snapshot it was reconciled against). pyiceberg and a
-SQLite catalog only: no Spark."""
+an earlier day, whose scope ends before the snapshot it was reconciled against); and with masters in
+row groups of two entries, a lookup reading only the candidate row groups plans what reading the
+whole master plans. pyiceberg and a SQLite catalog only: no Spark."""
 
 from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
+from unittest.mock import patch
 
 import pyarrow as pa
 from hypothesis import HealthCheck, Phase, given, settings
@@ -17,8 +19,10 @@ from pyiceberg import expressions as E
 from pyiceberg.catalog.sql import SqlCatalog
 
 from lakeops.config.policies import ZonemapConfig
+from lakeops.zonemap import candidates, consolidate, groups
 from lakeops.zonemap.candidates import candidate_files
 from lakeops.zonemap.consolidate import consolidate_day, reconcile
+from lakeops.zonemap.hot import HOT
 from lakeops.zonemap.live import live_files
 from lakeops.zonemap.micro import write_micro_zonemap
 
@@ -30,8 +34,32 @@ _names = itertools.count()
 
 @settings(max_examples=8, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(steps=STEPS, seed=st.integers(0, 1000))
-def test_incremental_planning_lists_the_live_files_at_every_snapshot(tmp_path, steps, seed):
+@given(steps=STEPS, seed=st.integers(0, 1000), row_group=st.sampled_from([2, consolidate.MASTER_ROW_GROUP]))
+def test_incremental_planning_lists_the_live_files_at_every_snapshot(tmp_path, steps, seed, row_group):
+    with patch.object(consolidate, "MASTER_ROW_GROUP", row_group):
+        _history(tmp_path, steps, seed)
+
+
+def _whole_master(uri: str, key: tuple, types: dict) -> groups.MasterGroups | None:
+    """The master's row groups without their summary: candidate_files then reads it whole."""
+    found = groups.master_groups(uri, key, types)
+    return None if found is None else groups.MasterGroups(found.uri, found.key, found.starts, None, found.path_bounds)
+
+
+def _same_plan(table, predicate, snapshot_id) -> None:
+    """Reading the candidate row groups plans what reading the whole master plans."""
+    HOT.clear()
+    by_group = candidate_files(table, predicate, snapshot_id)
+    HOT.clear()
+    with patch.object(candidates, "master_groups", _whole_master):
+        whole = candidate_files(table, predicate, snapshot_id)
+    HOT.clear()
+    assert sorted(by_group.files) == sorted(whole.files), predicate
+    assert (by_group.live_files, by_group.indexed_live_files, by_group.stale_entries, by_group.minmax_files) == \
+        (whole.live_files, whole.indexed_live_files, whole.stale_entries, whole.minmax_files), predicate
+
+
+def _history(tmp_path, steps, seed) -> None:
     catalog = SqlCatalog("t", uri=f"sqlite:///{tmp_path}/c.db", warehouse=(tmp_path / "wh").as_uri())
     catalog.create_namespace_if_not_exists("ns")
     table = catalog.create_table(f"ns.t{next(_names)}", pa.schema([pa.field("id", pa.int64())]))
@@ -59,5 +87,7 @@ def test_incremental_planning_lists_the_live_files_at_every_snapshot(tmp_path, s
         found = candidate_files(table, E.AlwaysTrue(), snapshot.snapshot_id)
         assert sorted(found.files) == sorted(f.path for f in live_files(table, snapshot.snapshot_id)), (steps, snapshot)
         assert found.live_files == len(found.files)
+        for predicate in (E.AlwaysTrue(), E.EqualTo("id", seed + 1), E.LessThan("id", seed + 3), E.GreaterThan("id", 1000)):
+            _same_plan(table, predicate, snapshot.snapshot_id)
     if mastered:
         assert not candidate_files(table, E.AlwaysTrue()).full_listing, "the current snapshot is served by the master"
