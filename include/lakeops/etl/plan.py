@@ -28,7 +28,8 @@ class SourceState:
     current_snapshot_id: int | None
     live_snapshot_ids: frozenset[int] = frozenset()
     operations_after: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    """snapshot id -> operations of the snapshots after it, up to the current one (ancestors only)."""
+    """snapshot id -> operations of the snapshots after it, up to the current one (ancestors only), that changed
+    rows: a compaction's replace and commits that added and removed nothing are left out."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,10 @@ def plan_etl(model: ModelConfig, watermarks: dict[str, int], sources: dict[str, 
         ranges.append(SourceRange(name, mark, state.current_snapshot_id))
     if all(r.start_snapshot_id == r.end_snapshot_id for r in ranges):
         return EtlPlan(model.name, "noop", tuple(ranges), reason="every source is at its watermark")
+    if not any(sources[r.source].operations_after.get(r.start_snapshot_id, ("unknown",)) for r in ranges
+               if r.start_snapshot_id is not None and r.start_snapshot_id != r.end_snapshot_id):
+        return EtlPlan(model.name, "noop", tuple(ranges), reason=(
+            "no source changed a row since its watermark (only compactions or commits that matched no row)"))
     return EtlPlan(model.name, "incremental", tuple(ranges), reason="changes since the watermarks")
 
 

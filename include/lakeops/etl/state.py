@@ -11,9 +11,20 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 
+ROW_CHANGE_COUNTS = ("added-data-files", "deleted-data-files", "added-delete-files", "removed-delete-files",
+                     "added-records", "deleted-records")
+
+
+def changes_rows(operation: str, summary: dict[str, str]) -> bool:
+    """Whether a snapshot may have changed the table's rows: not a compaction's replace, and not a commit that
+    added and removed nothing (an UPDATE or DELETE that matched no row still commits one)."""
+    return operation != "replace" and any(int(summary.get(count) or 0) for count in ROW_CHANGE_COUNTS)
+
+
 def source_state(name: str, table: Table | None, watermark: int | None) -> SourceState:
     """The source's current snapshot, its live snapshots and the operations committed after the
-    watermark on the current branch. table None: the source does not exist yet."""
+    watermark on the current branch by snapshots that changed rows (changes_rows). table None: the source
+    does not exist yet."""
     from pyiceberg.table.snapshots import ancestors_of
 
     current = None if table is None else table.current_snapshot()
@@ -25,7 +36,10 @@ def source_state(name: str, table: Table | None, watermark: int | None) -> Sourc
         if snapshot.snapshot_id == watermark:
             found = True
             break
-        operations.append(str(snapshot.summary.operation.value) if snapshot.summary else "unknown")
+        if snapshot.summary is None:
+            operations.append("unknown")
+        elif changes_rows(snapshot.summary.operation.value, snapshot.summary.additional_properties):
+            operations.append(str(snapshot.summary.operation.value))
     return SourceState(
         name=name,
         current_snapshot_id=current.snapshot_id,

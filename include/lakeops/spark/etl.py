@@ -25,6 +25,7 @@ from lakeops.ingest.ddl import create_table_sql
 from lakeops.spark.etl_changes import CHANGE_TYPE, appended, changelog
 from lakeops.spark.etl_commit import commit_once
 from lakeops.spark.etl_model import model_rows
+from lakeops.spark.scan_tasks import StagedReads, java_table
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -109,6 +110,8 @@ class _Merge:
     rows: DataFrame
     sql: str
     cached: tuple[DataFrame, ...] = ()
+    staged: tuple[StagedReads, ...] = ()
+    """the changed files' task sets the changes were read from"""
     group_filter: bool = True
     """let Spark first find the target files holding a matched key (a second target scan); off
     when the ON clause already confines the target to the touched periods"""
@@ -121,21 +124,34 @@ def _key_columns(model: ModelConfig, name: str) -> list[Column]:
     return [F.expr(e).alias(f"_lakeops_k{i}") for i, e in enumerate(model.key_expressions(name).values())]
 
 
-def _changes(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, name: str, r: SourceRange) -> DataFrame:
+def _changes(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, name: str, r: SourceRange,
+             staged: list[StagedReads]) -> DataFrame:
     table = config.qualified(r.source)
     assert r.end_snapshot_id is not None
     if model.source(name).kind == "append":
         return appended(spark, table, r.start_snapshot_id, r.end_snapshot_id)
+    staged.append(StagedReads(spark, table, java_table(spark, table)))
     # Only the changed rows' recompute values are needed here, not which change each is: no key, no pairing.
-    return changelog(spark, table, r.start_snapshot_id, r.end_snapshot_id)
+    return changelog(spark, table, r.start_snapshot_id, r.end_snapshot_id, staged=staged[-1])
 
 
 def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan) -> _Merge | None:
+    staged: list[StagedReads] = []
+    try:
+        return _incremental_merge(spark, config, model, plan, staged)
+    except BaseException:
+        for reads in staged:
+            reads.release()
+        raise
+
+
+def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan,
+                       staged: list[StagedReads]) -> _Merge | None:
     from pyspark.sql import functions as F
 
     ranges = _ranges(model, plan)
     changed = {name: r for name, r in ranges.items() if r.start_snapshot_id != r.end_snapshot_id}
-    deltas = {name: _changes(spark, config, model, name, r) for name, r in changed.items()}
+    deltas = {name: _changes(spark, config, model, name, r, staged) for name, r in changed.items()}
     appends = {name: deltas[name].drop(CHANGE_TYPE).cache() for name in changed if model.source(name).kind == "append"}
     key_names = [f"_lakeops_k{i}" for i in range(len(model.recompute_columns))]
     affected_parts = [(appends[name] if name in appends else deltas[name]).select(*_key_columns(model, name)) for name in changed]
@@ -147,6 +163,8 @@ def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig,
     if (not values) if partition is not None else affected.isEmpty():
         for frame in cached:
             frame.unpersist()
+        for reads in staged:
+            reads.release()
         return None
     spans = period_spans(values, model.partition_grain) if partition is not None else []
     inputs = {}
@@ -183,10 +201,10 @@ def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig,
            f"WHEN NOT MATCHED AND NOT s.{DELETED} THEN INSERT ({', '.join(columns)}) "
            f"VALUES ({', '.join('s.' + c for c in columns)})")
     if spans:
-        return _Merge(source, sql, cached, group_filter=False)
+        return _Merge(source, sql, cached, tuple(staged), group_filter=False)
     # No partition predicate in the ON clause: Spark's group filter keeps the rewrite to the files holding
     # an affected key, and reads the source twice, so the source is computed once here.
-    return _Merge(source.localCheckpoint(), sql, cached)
+    return _Merge(source.localCheckpoint(), sql, cached, tuple(staged))
 
 
 def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: EtlPlan) -> EtlResult:
@@ -222,6 +240,8 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
         finally:
             for frame in merge.cached:
                 frame.unpersist()
+            for reads in merge.staged:
+                reads.release()
     keys = _keys_written(catalog, config, model.table_name, snapshot)
     log.info("%s: %s %s, %d keys/rows recomputed, snapshot %s", plan.model, plan.mode, status, keys, snapshot)
     return EtlResult(plan.model, plan.mode, status, plan.reason, snapshot, keys)

@@ -4,19 +4,26 @@ column `_change_type` (insert, update_before, update_after, delete).
 An append-only source's changes are the rows its appends added: one snapshot-range read of the appended files.
 A changelog source (updates and deletes, merge-on-read included) is compared at the two snapshots: Iceberg's
 changelog scan refuses delete files (position deletes, equality deletes and deletion vectors alike), while a
-read at a snapshot applies them, so the difference of the two reads is right whatever the write mode. It is a
-net change: several changes of one key between the snapshots are one change, a row added and deleted in the
-range is none."""
+read at a snapshot applies them, so the difference of the two reads is right whatever the write mode. Only the
+changed files are read, known from metadata: the data files live at one snapshot and not the other, and those
+live at both whose delete files differ; a file with the same deletes at both yields the same rows on each side,
+which the (multiset) difference would cancel anyway. It is a net change: several changes of one key between
+the snapshots are one change, a row added and deleted in the range is none."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
+
+from lakeops.spark.scan_tasks import PlannedFile, StagedReads, java_table, planned_files
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+log = logging.getLogger(__name__)
 CHANGE_TYPE = "_change_type"
 CHANGE_TYPES = ("insert", "update_before", "update_after", "delete")
+ADDED = "_lakeops_added"
 
 
 def appended(spark: SparkSession, table: str, start: int | None, end: int) -> DataFrame:
@@ -31,25 +38,53 @@ def appended(spark: SparkSession, table: str, start: int | None, end: int) -> Da
     return reader.table(table).withColumn(CHANGE_TYPE, F.lit("insert"))
 
 
-def changelog(spark: SparkSession, table: str, start: int | None, end: int, key: tuple[str, ...] = ()) -> DataFrame:
+def changed_files(before: dict[str, PlannedFile], after: dict[str, PlannedFile]) -> tuple[list[str], list[str]]:
+    """The files to read at each snapshot: those live at only one of them, and those whose deletes differ."""
+    touched = [p for p in before if p in after and before[p].deletes != after[p].deletes]
+    return ([p for p in before if p not in after] + touched), ([p for p in after if p not in before] + touched)
+
+
+def changelog(spark: SparkSession, table: str, start: int | None, end: int, key: tuple[str, ...] = (),
+              staged: StagedReads | None = None) -> DataFrame:
     """The net changes of `table` from snapshot `start` (exclusive; None: empty) to `end`. With `key`, a key
-    removed and added again is an update (update_before, update_after); without, a delete and an insert."""
+    removed and added again is an update (update_before, update_after); without, a delete and an insert.
+    The changed files are read through `staged` (released by the caller once the frame is no longer read;
+    None: a StagedReads of its own, never released, for a caller that reads the frame once in a session)."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    after = spark.read.option("versionAsOf", str(end)).table(table)
     if start is None:
-        return after.withColumn(CHANGE_TYPE, F.lit("insert"))
-    before = spark.read.option("versionAsOf", str(start)).table(table)
-    removed, added = before.exceptAll(after), after.exceptAll(before)
+        return spark.read.option("versionAsOf", str(end)).table(table).withColumn(CHANGE_TYPE, F.lit("insert"))
+    staged = staged or StagedReads(spark, table, java_table(spark, table))
+    at_start, at_end = planned_files(staged.jtable, start), planned_files(staged.jtable, end)
+    read_start, read_end = changed_files(at_start, at_end)
+    log.info("changes of %s between snapshots %d and %d: %d of %d files read at the first, %d of %d at the second",
+             table, start, end, len(read_start), len(at_start), len(read_end), len(at_end))
+    before = staged.read([at_start[p].task for p in read_start])
+    after = staged.read([at_end[p].task for p in read_end])
+    changes = net_changes(before, after)
+    added = F.col(ADDED)
     if not key:
-        return removed.withColumn(CHANGE_TYPE, F.lit("delete")).unionByName(added.withColumn(CHANGE_TYPE, F.lit("insert")))
-    removed, added = removed.cache(), added.cache()
-    marker = "_lakeops_both"
-    both = removed.select(*key).intersect(added.select(*key)).withColumn(marker, F.lit(True))
+        return changes.withColumn(CHANGE_TYPE, F.when(added, "insert").otherwise("delete")).drop(ADDED)
+    # A key with a row removed and a row added between the snapshots was updated.
+    by_key = Window.partitionBy(*key)
+    updated = F.max(added).over(by_key) != F.min(added).over(by_key)
+    kind = F.when(updated & added, "update_after").when(updated, "update_before").when(added, "insert").otherwise("delete")
+    return changes.withColumn(CHANGE_TYPE, kind).drop(ADDED)
 
-    def typed(rows: DataFrame, updated: str, plain: str) -> DataFrame:
-        joined = rows.join(both, list(key), "left")
-        kind = F.when(F.col(marker), F.lit(updated)).otherwise(F.lit(plain))
-        return joined.withColumn(CHANGE_TYPE, kind).drop(marker).select(*rows.columns, CHANGE_TYPE)
 
-    return typed(removed, "update_before", "delete").unionByName(typed(added, "update_after", "insert"))
+def net_changes(before: DataFrame, after: DataFrame) -> DataFrame:
+    """The multiset difference of two reads in one pass: each row once per copy it gained (ADDED true) or lost
+    (false). Rows are compared on every column; a map column (which Spark cannot group on) by its sorted entries."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import MapType
+
+    count = "_lakeops_count"
+    maps = {f.name for f in after.schema.fields if isinstance(f.dataType, MapType)}
+    columns = after.columns
+    comparable = [F.array_sort(F.map_entries(c)).alias(c) if c in maps else F.col(c) for c in columns]
+    tagged = (before.select(*comparable, F.lit(-1).alias(count))
+              .unionByName(after.select(*comparable, F.lit(1).alias(count))))
+    net = tagged.groupBy(*columns).agg(F.sum(count).alias(count)).where(F.col(count) != 0)
+    copies = net.select("*", F.explode(F.array_repeat(F.col(count) > 0, F.abs(F.col(count)).cast("int"))).alias(ADDED))
+    return copies.select(*[F.map_from_entries(c).alias(c) if c in maps else F.col(c) for c in columns], ADDED)

@@ -9,7 +9,6 @@ of a full scan with the same filter."""
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pyiceberg.expressions import BooleanExpression
 
+from lakeops.spark.scan_tasks import StagedReads, java_table
 from lakeops.spark.session import jvm
 from lakeops.zonemap.candidates import Candidates, candidate_files
 from lakeops.zonemap.read_plan import ReadPlan, plan_spark_read
@@ -117,19 +117,16 @@ def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predica
         yield SparkPrunedRead(reader.format("iceberg").load(qualified_name).where(condition), -1, -1, found, plan)
         return
     gateway = jvm(spark)
-    jtable = gateway.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
+    jtable = java_table(spark, qualified_name)
     keep = set(found.files)
     staged = _staged_tasks(spark, jtable, plan) if plan.method == "staged" else _planned_tasks(gateway, jtable, keep, snapshot)
     size = sum(found.sizes.get(p, 0) for p in found.files)
     if staged.isEmpty():
         yield SparkPrunedRead(spark.read.table(qualified_name).where("false"), 0, 0, found, plan)
         return
-    set_id = f"lakeops-zonemap-{uuid.uuid4().hex}"
-    manager = gateway.org.apache.iceberg.spark.ScanTaskSetManager.get()
-    manager.stageTasks(jtable, set_id, staged)
+    reads = StagedReads(spark, qualified_name, jtable)
     try:
-        reader = spark.read.format("iceberg").option("scan-task-set-id", set_id)
-        yield SparkPrunedRead(reader.load(qualified_name).where(condition), staged.size(), size, found, plan)
+        yield SparkPrunedRead(reads.read_java(staged).where(condition), staged.size(), size, found, plan)
     finally:
         if not keep_staged:
-            manager.removeTasks(jtable, set_id)
+            reads.release()

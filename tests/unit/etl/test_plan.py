@@ -39,6 +39,13 @@ def test_no_change_is_a_noop():
     assert plan_etl(ACTIVITY, {"events": 30}, {"events": state}).mode == "noop"
 
 
+def test_commits_that_changed_no_row_since_the_watermark_are_a_noop():
+    compacted = SourceState("events", 30, frozenset({20, 30}), {20: ()})  # only replace or empty commits since 20
+    plan = plan_etl(ACTIVITY, {"events": 20}, {"events": compacted})
+    assert plan.mode == "noop" and "no source changed a row" in plan.reason
+    assert plan.new_watermarks == {}
+
+
 def test_first_run_is_full():
     plan = plan_etl(ACTIVITY, {}, {"events": EVENTS})
     assert plan.mode == "full" and plan.ranges == (SourceRange("events", None, 30),)

@@ -1,0 +1,84 @@
+"""Iceberg scan tasks planned in the driver's JVM and read back as a DataFrame through Iceberg's
+ScanTaskSetManager (the way its own rewrite procedures read a chosen set of files): a read of some of a
+table's files at a snapshot, with every delete file that applies to them there (position deletes,
+equality deletes, deletion vectors), without reading the others."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lakeops.spark.session import jvm
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One data file's scan task at a snapshot and the identity of the delete files applied to it."""
+
+    task: Any
+    deletes: frozenset[str]
+
+
+def java_table(spark: SparkSession, qualified_name: str) -> Any:
+    return jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
+
+
+def planned_files(jtable: Any, snapshot: int) -> dict[str, PlannedFile]:
+    """Every live data file of the table at `snapshot` -> its task, planned by Iceberg (manifests only)."""
+    planned = jtable.newScan().useSnapshot(snapshot).planFiles()
+    files: dict[str, PlannedFile] = {}
+    try:
+        tasks = planned.iterator()
+        while tasks.hasNext():
+            task = tasks.next()
+            # A deletion vector is one blob of a Puffin file that may hold others: its offset tells them apart.
+            deletes = frozenset(f"{d.location()}@{d.contentOffset()}" for d in task.deletes())
+            files[task.file().location()] = PlannedFile(task, deletes)
+    finally:
+        planned.close()
+    return files
+
+
+class StagedReads:
+    """Task sets staged for reading; they stay staged (a lazy DataFrame reads them whenever it is
+    evaluated) until release().
+
+    A set is read as Iceberg's rewrite procedures read theirs: the table registered in Iceberg's
+    SparkTableCache under the set's id and loaded by that id, which Iceberg resolves to a table whose
+    scan is the staged tasks. (A scan-task-set-id option on a read of the table by its name is ignored
+    by Iceberg 1.11: that read plans the whole table.)"""
+
+    def __init__(self, spark: SparkSession, qualified_name: str, jtable: Any) -> None:
+        self.spark, self.qualified_name, self.jtable = spark, qualified_name, jtable
+        iceberg_spark = jvm(spark).org.apache.iceberg.spark
+        self.manager, self.tables = iceberg_spark.ScanTaskSetManager.get(), iceberg_spark.SparkTableCache.get()
+        self.set_ids: list[str] = []
+
+    def read(self, tasks: list[Any]) -> DataFrame:
+        """The rows of these tasks in the table's columns (none: an empty frame; Iceberg refuses an empty set)."""
+        staged = jvm(self.spark).java.util.ArrayList()
+        for task in tasks:
+            staged.add(task)
+        return self.read_java(staged)
+
+    def read_java(self, staged: Any) -> DataFrame:
+        """read() of tasks already in a java.util.List."""
+        table = self.spark.read.table(self.qualified_name)
+        if staged.isEmpty():
+            return table.where("false")
+        set_id = f"lakeops-{uuid.uuid4().hex}"
+        self.tables.add(set_id, self.jtable)
+        self.manager.stageTasks(self.jtable, set_id, staged)
+        self.set_ids.append(set_id)
+        # The staged table's schema may add row-lineage columns (format 3): the table's own columns only.
+        return self.spark.read.format("iceberg").load(set_id).select(*table.columns)
+
+    def release(self) -> None:
+        for set_id in self.set_ids:
+            self.manager.removeTasks(self.jtable, set_id)
+            self.tables.remove(set_id)
+        self.set_ids.clear()

@@ -1,0 +1,41 @@
+"""lakeops.spark.scan_tasks on local Spark + Iceberg: a staged read returns exactly the rows of the
+files staged, at the snapshot they were planned at, with the delete files that applied there."""
+
+from __future__ import annotations
+
+import pytest
+
+from lakeops.spark.scan_tasks import StagedReads, java_table, planned_files
+
+pytestmark = pytest.mark.spark
+
+
+def _snapshot(spark, table: str) -> int:
+    return spark.sql(f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at DESC LIMIT 1").collect()[0][0]
+
+
+def test_a_staged_read_returns_only_the_staged_files_rows_as_of_their_snapshot(catalog_spark, lakeops_config):
+    spark = catalog_spark
+    table = lakeops_config.qualified("staged_reads")
+    spark.sql(f"CREATE TABLE {table} (id BIGINT, v STRING) USING iceberg TBLPROPERTIES ("
+              "'format-version'='2', 'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read')")
+    for first in (0, 100, 200):  # three appends
+        spark.sql(f"INSERT INTO {table} SELECT id, 'v' FROM range({first}, {first + 100})")
+    before = _snapshot(spark, table)
+    spark.sql(f"DELETE FROM {table} WHERE id % 10 = 0")  # position deletes on every file
+    after = _snapshot(spark, table)
+
+    reads = StagedReads(spark, table, java_table(spark, table))
+    try:
+        at_before, at_after = planned_files(reads.jtable, before), planned_files(reads.jtable, after)
+        assert at_before.keys() == at_after.keys() and len(at_before) > 2
+        assert all(not f.deletes for f in at_before.values()) and all(f.deletes for f in at_after.values())
+        first = [p for p in at_before if spark.read.parquet(p).agg({"id": "max"}).collect()[0][0] < 100]  # the first append's
+
+        old = sorted(r.id for r in reads.read([at_before[p].task for p in first]).collect())
+        new = sorted(r.id for r in reads.read([at_after[p].task for p in first]).collect())
+        assert old == list(range(100))  # that file only, no delete applied before the DELETE
+        assert new == [i for i in range(100) if i % 10]  # the same file with its position deletes
+        assert reads.read([]).count() == 0
+    finally:
+        reads.release()
