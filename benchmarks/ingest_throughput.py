@@ -129,6 +129,7 @@ def bench_config(work: Path, s: Scenario):
                            "max_files_per_trigger": s.max_files_per_trigger}
     events["ingest"] = {**events.get("ingest", {}), "mode": "streaming"}
     data["tables"] = {"events": events}
+    data.pop("models", None)  # the models' tables are not part of this benchmark
     path = work / "lakeops.yaml"
     path.write_text(yaml.safe_dump(data))
     return path, load_config(path)

@@ -53,32 +53,37 @@ def parse_events(raw: DataFrame, columns: tuple[LiveColumn, ...], ingest: Ingest
     """raw(value, source_file) -> the table's columns typed from each JSON line (times from ISO-8601 strings) +
     `reason` (null for a good row). The ingested_at column is left to the job.
 
-    Each column's value is looked up in the parsed line once (a projection of its own, f<i>), and its type, presence
-    and message are derived from that lookup: one variant lookup per column and row instead of one per use."""
+    Each column is read from the parsed line straight as its type (one variant lookup per column and row, t<i>, a
+    projection of its own); the untyped lookup that tells a missing field from a wrong type, and the message, are
+    made only for a row whose typed value is null. Whether the line is an object is read from its first
+    non-whitespace character (a parseable line starting with '{' is an object), not from a schema of the document."""
     from pyspark.sql import functions as F
 
     targets = [c for c in columns if c.name != INGESTED_AT]
     paths = [column_path(c.name, ingest).replace('"', '\\"') for c in targets]
+    typed_sql = []
+    for column, path in zip(targets, paths, strict=True):
+        if column.sql_type in _TIME_TYPES:
+            typed_sql.append(f"try_cast(try_variant_get(v, \"{path}\", 'string') AS {column.sql_type})")
+        else:
+            typed_sql.append(f"try_variant_get(v, \"{path}\", '{column.sql_type}')")
     looked_up = raw.select("value", "source_file", F.expr("try_parse_json(value)").alias("v")).select(
-        "value", "source_file", "v", *[F.expr(f"try_variant_get(v, \"{path}\", 'variant')").alias(f"f{i}")
-                                       for i, path in enumerate(paths)])
+        "value", "source_file", "v", *[F.expr(sql).alias(f"t{i}") for i, sql in enumerate(typed_sql)])
     parsed = F.col("v").isNotNull()
     checks = [(~parsed, F.lit("malformed JSON: not a parseable JSON document")),
-              (parsed & ~F.expr("startswith(schema_of_variant(v), 'OBJECT')"),
+              (parsed & ~F.ltrim(F.col("value"), F.lit(" \t\r\n")).startswith("{"),
                F.concat(F.lit("not a JSON object: got "), F.expr("left(to_json(v), 80)")))]
     values = {}
     for i, (column, path) in enumerate(zip(targets, paths, strict=True)):
-        found = f"f{i}"
+        typed = F.col(f"t{i}")
+        found = f"try_variant_get(v, \"{path}\", 'variant')"
         present = F.expr(f"{found} IS NOT NULL AND NOT is_variant_null({found})")
-        if column.sql_type in _TIME_TYPES:
-            typed = F.expr(f"try_cast(try_variant_get({found}, '$', 'string') AS {column.sql_type})")
-        else:
-            typed = F.expr(f"try_variant_get({found}, '$', '{column.sql_type}')")
         where = column.name if path == f"$['{column.name}']" else f"{column.name} ({path})"
         if column.required:
-            checks.append((parsed & ~present, F.lit(f"missing required field {where}")))
+            checks.append((parsed & typed.isNull() & ~present, F.lit(f"missing required field {where}")))
         got = F.expr(f"left(to_json({found}), 80)")
-        checks.append((present & typed.isNull(), F.concat(F.lit(f"field {where}: expected {column.sql_type}, got "), got)))
+        checks.append((typed.isNull() & present, F.concat(F.lit(f"field {where}: expected {column.sql_type}, got "),
+                                                         got)))
         values[column.name] = typed
     if ingest is not None and ingest.unknown_field_policy == "quarantine":
         unknown = _unknown_fields(columns, ingest)
