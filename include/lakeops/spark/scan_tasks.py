@@ -24,7 +24,11 @@ class PlannedFile:
 
 
 def java_table(spark: SparkSession, qualified_name: str) -> Any:
-    return jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
+    """The table's Iceberg Java object, refreshed: Spark's catalog may cache a table loaded before the
+    snapshots a plan (made with pyiceberg) names."""
+    table = jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified_name)
+    table.refresh()
+    return table
 
 
 def planned_files(jtable: Any, snapshot: int) -> dict[str, PlannedFile]:
