@@ -107,8 +107,10 @@ demo: setup $(AIRFLOW_HOME)/.migrated
 	@$(BIN)/python -m lakeops.demo
 
 # The whole suite, after lint and types (pyproject.toml's ruff and mypy settings): they fail in seconds.
+# Two pytest-xdist workers; the tests of the shared servers all run on one (tests/workers.py). TEST_WORKERS=0 runs serially.
+TEST_WORKERS ?= 2
 test: setup lint test-deps
-	@$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@$(BIN)/python -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder) $(PYTEST_ARGS)
 
 .PHONY: lint unit
 lint: $(VENV)/.installed

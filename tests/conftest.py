@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.workers import SharedServerScheduling, order_in_worker, prepare_controller
+
 # Real servers every test directory can share (PostgreSQL, Kafka, Kafka Connect with Debezium): tests/servers/fixtures.py.
 pytest_plugins = ["tests.servers.fixtures"]
 
@@ -36,14 +38,26 @@ os.environ.update({
 logging.getLogger("py4j").setLevel(logging.WARNING)
 
 
+def pytest_configure(config):
+    prepare_controller(config, SESSION_DIR)
+
+
 def pytest_collection_modifyitems(session, config, items):
     """When any collected test starts a Spark JVM, give every Spark driver of the session the faster
-    start-up of tests/jvm_startup.py (unless SPARK_SUBMIT_OPTS is set already)."""
+    start-up of tests/jvm_startup.py (unless SPARK_SUBMIT_OPTS is set already). On an xdist worker,
+    the shared servers' test files go first (tests/workers.py)."""
     if "SPARK_SUBMIT_OPTS" not in os.environ and any(
             item.get_closest_marker("spark") or "spark" in getattr(item, "fixturenames", ()) for item in items):
         from tests.jvm_startup import spark_submit_opts
 
         os.environ["SPARK_SUBMIT_OPTS"] = spark_submit_opts()
+    order_in_worker(items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile`: by file, the shared servers' files all on one worker (tests/workers.py)."""
+    return SharedServerScheduling(config, log) if config.getvalue("dist") == "loadfile" else None
 
 
 def pytest_sessionfinish(session, exitstatus):

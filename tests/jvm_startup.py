@@ -83,10 +83,17 @@ def _build(archive: Path, jars: list[str]) -> bool:
 
 def spark_submit_opts() -> str:
     """The JVM options for every Spark driver of this test session, building the archive on first use."""
+    import fcntl
+
     from lakeops.runtime import spark_jars
 
     jars = spark_jars()
     archive = _archive_path(jars)
-    if archive.is_file() or _build(archive, jars):
+    ARCHIVE_DIR.mkdir(parents=True, exist_ok=True)
+    # pytest-xdist's workers collect at once: one builds the archive, the other waits for it.
+    with open(ARCHIVE_DIR / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        ready = archive.is_file() or _build(archive, jars)
+    if ready:
         return f"{FIRST_TIER_ONLY} -XX:SharedArchiveFile={archive} {QUIET}"
     return f"{FIRST_TIER_ONLY} {QUIET}"
