@@ -57,6 +57,22 @@ def build_dags_folder(target: Path) -> Path:
     return target
 
 
+RUNNING: list[AirflowServices] = []
+"""The session's deployment while it runs."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop the session's Airflow after the last test that uses it: its scheduler and dag-processor
+    would otherwise keep parsing and looping, on the suite's two cores, until the session ends."""
+    if not RUNNING or "airflow_services" not in getattr(item, "fixturenames", ()):
+        return
+    items = item.session.items
+    later = items[items.index(item) + 1:]
+    if not any("airflow_services" in getattr(other, "fixturenames", ()) for other in later):
+        RUNNING.pop().stop()
+
+
 @pytest.fixture(scope="session")
 def airflow_services() -> AirflowServices:
     """A running Airflow (scheduler, dag-processor, triggerer, api-server) for the whole test session.
@@ -70,10 +86,12 @@ def airflow_services() -> AirflowServices:
     config = session_config(home / "lakeops.yaml")
     services = start_airflow(home / "home", build_dags_folder(home / "dags"), {"LAKEOPS_CONFIG": str(config)})
     print(f"\nAirflow services healthy at {services.base_url} after {time.monotonic() - started:.1f} s")
+    RUNNING.append(services)
     try:
         yield services
     finally:
-        services.stop()
+        if RUNNING:
+            RUNNING.pop().stop()
         shutil.rmtree(home, ignore_errors=True)
 
 

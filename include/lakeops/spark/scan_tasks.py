@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lakeops.spark.session import jvm
 
@@ -47,6 +47,17 @@ def planned_files(jtable: Any, snapshot: int) -> dict[str, PlannedFile]:
     return files
 
 
+def singleton(spark: SparkSession, class_name: str) -> Any:
+    """The instance a class's static get() returns, the class loaded through the thread's context class
+    loader (which holds the session's jars). SparkTableCache also has an instance get(String): py4j's
+    own `SparkTableCache.get()` was seen to fail in some processes ("does not exist in the JVM")."""
+    gateway = jvm(spark)
+    loader = gateway.java.lang.Thread.currentThread().getContextClassLoader()
+    cls = gateway.java.lang.Class.forName(class_name, True, loader)
+    new_array = cast(Any, spark.sparkContext._gateway).new_array  # present: jvm() checked
+    return cls.getMethod("get", new_array(gateway.java.lang.Class, 0)).invoke(None, new_array(gateway.java.lang.Object, 0))
+
+
 class StagedReads:
     """Task sets staged for reading; they stay staged (a lazy DataFrame reads them whenever it is
     evaluated) until release().
@@ -58,8 +69,8 @@ class StagedReads:
 
     def __init__(self, spark: SparkSession, qualified_name: str, jtable: Any) -> None:
         self.spark, self.qualified_name, self.jtable = spark, qualified_name, jtable
-        iceberg_spark = jvm(spark).org.apache.iceberg.spark
-        self.manager, self.tables = iceberg_spark.ScanTaskSetManager.get(), iceberg_spark.SparkTableCache.get()
+        self.manager = singleton(spark, "org.apache.iceberg.spark.ScanTaskSetManager")
+        self.tables = singleton(spark, "org.apache.iceberg.spark.SparkTableCache")
         self.set_ids: list[str] = []
 
     def read(self, tasks: list[Any]) -> DataFrame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakeops.spark.scan_tasks import StagedReads, java_table, planned_files
+from lakeops.spark.scan_tasks import StagedReads, java_table, planned_files, singleton
 
 pytestmark = pytest.mark.spark
 
@@ -39,3 +39,21 @@ def test_a_staged_read_returns_only_the_staged_files_rows_as_of_their_snapshot(c
         assert reads.read([]).count() == 0
     finally:
         reads.release()
+
+
+
+def test_singleton_is_the_jvm_wide_instance_of_the_class(catalog_spark, lakeops_config):
+    # SparkTableCache has a static get() and an instance get(String); py4j's own lookup of
+    # `SparkTableCache.get` failed in some processes, which broke every staged read there.
+    spark = catalog_spark
+    table = lakeops_config.qualified("singleton_probe")
+    spark.sql(f"CREATE TABLE {table} (id BIGINT) USING iceberg")
+    cache, key = singleton(spark, "org.apache.iceberg.spark.SparkTableCache"), "lakeops-test-singleton"
+    cache.add(key, java_table(spark, table))
+    try:
+        assert singleton(spark, "org.apache.iceberg.spark.SparkTableCache").contains(key)
+    finally:
+        cache.remove(key)
+    assert not singleton(spark, "org.apache.iceberg.spark.SparkTableCache").contains(key)
+    manager = singleton(spark, "org.apache.iceberg.spark.ScanTaskSetManager")
+    assert manager.equals(singleton(spark, "org.apache.iceberg.spark.ScanTaskSetManager"))
