@@ -62,7 +62,6 @@ def _build(archive: Path, jars: list[str]) -> bool:
     """Run the warm-up job once with the archive written at its exit; True when it was."""
     import tempfile
 
-    archive.parent.mkdir(parents=True, exist_ok=True)
     partial = archive.with_suffix(f".{os.getpid()}.partial")
     with tempfile.TemporaryDirectory(prefix="lakeops-jvm-warm-up-") as work:
         job = Path(work) / "warm_up.py"

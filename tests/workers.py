@@ -56,6 +56,7 @@ class SharedServerScheduling(LoadScopeScheduling):
 
     def _split_scope(self, nodeid: str) -> str:
         if self._shared is None:
-            written = Path(os.environ[LIST_ENV])  # every worker has collected (and written) before scheduling
+            # Every worker has collected (and written the list) before the first scheduling.
+            written = Path(os.environ.get(LIST_ENV, ""))
             self._shared = frozenset(written.read_text().split()) if written.is_file() else frozenset()
         return SHARED_UNIT if module(nodeid) in self._shared else module(nodeid)

@@ -41,7 +41,6 @@ def test_a_staged_read_returns_only_the_staged_files_rows_as_of_their_snapshot(c
         reads.release()
 
 
-
 def test_singleton_is_the_jvm_wide_instance_of_the_class(catalog_spark, lakeops_config):
     # SparkTableCache has a static get() and an instance get(String); py4j's own lookup of
     # `SparkTableCache.get` failed in some processes, which broke every staged read there.
