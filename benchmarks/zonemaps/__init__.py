@@ -1,6 +1,7 @@
 """Zonemap-pruned reads (`python -m benchmarks zonemaps [--quick]`): selective reads on a table of
-many small files (table.py), four ways (reads.py): Spark with Iceberg's pruning, Spark over a copy
-with Iceberg's Parquet Bloom filters and a sort order, lakeops' zonemap-pruned Spark read, and the
+many small files (table.py), five ways (reads.py): Spark with Iceberg's pruning, Spark over a copy
+with Iceberg's Parquet Bloom filters and a sort order, lakeops' zonemap-pruned Spark read
+(lakeops.read), lakeops' zonemap-pruned read without Spark (lakeops query), and the
 oracle (the files that truly hold a match), for recent (hot) and old (cold) ranges, cold and warm.
 Planning at 100,000 and 1,000,000 files: the zonemap_planning benchmark. What zonemaps cost the writes is measured by the
 ingest_and_commits benchmark.
@@ -133,11 +134,15 @@ def render(report: Report) -> str:
         "Files and bytes: spark from the Iceberg scan metrics "
         "(resultDataFiles, totalDataFileSize); the baseline: the same table copied by Spark into one with Iceberg's "
         "Parquet Bloom filter on user_id and ordered by user_id within each day; zonemap (Spark): "
-        "lakeops.spark.zonemap_reads.pruned_frame (candidate_files(), then the candidates' tasks staged from the index, "
-        "or a plain Iceberg scan when the index prunes too little; the method says which); oracle: "
+        "lakeops.spark.zonemap_reads.pruned_frame, what lakeops.read returns (candidate_files(), then a few small "
+        "candidates read in the driver into a local DataFrame (arrow), or their tasks staged from the index, "
+        "or a plain Iceberg scan when the index prunes too little; the method says which); zonemap (pyiceberg): "
+        "what `lakeops query` runs, no Spark (the same candidates, tasks built from the index, pyiceberg's Arrow "
+        "reader); oracle: "
         "the files that truly hold a match, read by pyiceberg's Arrow reader. Planning: Iceberg's totalPlanningDuration "
-        "for spark; everything before the first row is read for the zonemap path (plus Iceberg's planning when it falls "
-        "back to a plain scan). Cold: the first run after dropping the process's index caches and REFRESH TABLE; warm: "
+        "for spark; for zonemap (Spark) everything before the frame exists (with the arrow method its rows are read by "
+        "then; plus Iceberg's planning when it falls back to a plain scan); for zonemap (pyiceberg) the candidates and "
+        "their tasks. Cold: the first run after dropping the process's index caches and REFRESH TABLE; warm: "
         f"median of {s.repetitions}. Every method returned the same rows.",
         "",
         reads_table(report.reads),
@@ -157,7 +162,7 @@ def plot(measures: list[Measure], name: str) -> Path:
     for ax, (title, value) in zip(axes, (("files read", lambda m: m.files), ("MiB read", lambda m: m.bytes / MIB),
                                          ("wall time (ms, median)", lambda m: m.wall_s * 1000)), strict=False):
         for i, method in enumerate(METHODS):
-            values = [max(value(m), 1e-3) for m in measures if m.method.split(" (")[0] == method.split(" (")[0]]
+            values = [max(value(m), 1e-3) for m in measures if m.runner == method]
             ax.bar(x + (i - (len(METHODS) - 1) / 2) * width, values, width, label=method)
         ax.set_yscale("log")
         ax.set_title(title)

@@ -1,4 +1,4 @@
-"""Selective reads on the small-file table, four ways, for the same predicates, cold and warm:
+"""Selective reads on the small-file table, five ways, for the same predicates, cold and warm:
 
 * spark: Spark SQL over the Iceberg table, with Iceberg's own pruning (partitions, manifest and
   file min/max metrics); planning time, files and bytes from the Iceberg scan's Spark metrics
@@ -6,9 +6,12 @@
 * spark, Parquet Bloom filters + sort: the same over a copy of the table that writes Iceberg's
   Parquet Bloom filter on user_id and is ordered by user_id within each day (the baseline users
   would set up instead of an index);
-* zonemap (Spark): lakeops.spark.zonemap_reads.pruned_frame: candidate_files() (the master plus
-  the snapshots since, pruned over Arrow columns), then the candidates' scan tasks staged from the
+* zonemap (Spark): lakeops.spark.zonemap_reads.pruned_frame (what lakeops.read returns):
+  candidate_files() (the master plus the snapshots since, pruned over Arrow columns), then a few
+  small candidates read in the driver into a local DataFrame, or their scan tasks staged from the
   index, or a plain Iceberg scan when the index says pruning would not pay (the method names which);
+* zonemap (pyiceberg): lakeops.zonemap.reads (what `lakeops query` runs, no Spark): the same
+  candidates, their tasks built from the index, read by pyiceberg's Arrow reader in this process;
 * oracle: the files that truly hold a matching row (found once by reading the predicate columns
   of every file), read by pyiceberg's Arrow reader: the floor any pruning could reach.
 
@@ -34,6 +37,7 @@ from pyiceberg.io.pyarrow import ArrowScan, expression_to_pyarrow
 
 from lakeops.spark.zonemap_reads import pruned_frame
 from lakeops.zonemap.hot import hot_stats
+from lakeops.zonemap.reads import arrow_rows, pruned_tasks
 
 if TYPE_CHECKING:
     from pyiceberg.table import FileScanTask, Table
@@ -83,6 +87,8 @@ class Measure:
     live_files: int
     cold_planning_s: float = 0.0
     cold_wall_s: float = 0.0
+    runner: str = ""
+    """The RUNNERS key that measured it (method may add how the read ran)."""
 
 
 def _local(uri: str) -> str:
@@ -191,6 +197,16 @@ def _zonemap_spark(spark: SparkSession, qualified: str, table: Table, query: Que
                    files, size, rows.num_rows, read.candidates.live_files)
 
 
+def _zonemap_pyiceberg(spark: SparkSession, qualified: str, table: Table, query: Query,
+                       oracle: list[FileScanTask]) -> Measure:
+    began = time.perf_counter()
+    tasks, found, scan = pruned_tasks(table, query.expression())
+    planned = time.perf_counter() - began
+    rows = arrow_rows(scan, tasks)
+    return Measure(query.name, query.range, "zonemap (pyiceberg)", planned, time.perf_counter() - began, len(tasks),
+                   sum(t.file.file_size_in_bytes for t in tasks), rows.num_rows, found.live_files)
+
+
 def _baseline(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> Measure:
     (rows, metrics), wall = _timed(lambda: spark_read(spark, baseline_name(qualified), query))
     return Measure(query.name, query.range, BASELINE, metrics.get("totalPlanningDuration", 0) / 1000, wall,
@@ -204,7 +220,8 @@ def _oracle(spark: SparkSession, qualified: str, table: Table, query: Query, ora
 
 
 BASELINE = "spark, Parquet Bloom filters + sort"
-RUNNERS = {"spark": _spark, BASELINE: _baseline, "zonemap (Spark)": _zonemap_spark, "oracle": _oracle}
+RUNNERS = {"spark": _spark, BASELINE: _baseline, "zonemap (Spark)": _zonemap_spark,
+           "zonemap (pyiceberg)": _zonemap_pyiceberg, "oracle": _oracle}
 METHODS = tuple(RUNNERS)
 
 
@@ -247,11 +264,11 @@ def measure_query(spark: SparkSession, qualified: str, table: Table, query: Quer
                 _cold_start(spark, qualified)
             runs[method].append(runner(spark, qualified, table, query, oracle))
     results = []
-    for measures in runs.values():
+    for runner, measures in runs.items():
         cold, warm = measures[0], measures[1:]
         results.append(Measure(cold.query, cold.range, warm[0].method, statistics.median(m.planning_s for m in warm),
                                statistics.median(m.wall_s for m in warm), warm[0].files, warm[0].bytes, warm[0].rows, live,
-                               cold.planning_s, cold.wall_s))
+                               cold.planning_s, cold.wall_s, runner))
     counts = {m.method: m.rows for m in results}
     if len(set(counts.values())) != 1:
         raise AssertionError(f"{query.label}: methods disagree on the matching rows: {counts}")

@@ -1,10 +1,11 @@
 """Zonemap-pruned reads with Spark: the candidate files' scan tasks are staged as a scan task set
 (Iceberg's ScanTaskSetManager, which its own rewrite procedures read through) and Spark reads that
-set with the predicate applied. How the tasks are made is decided from the index
-(lakeops.zonemap.read_plan): built from the index with no planning in the JVM; planned by Iceberg
-in the JVM when they must carry delete files (every kind of delete is then honored); or no staging
-at all, a plain Iceberg scan, when the index prunes too little to pay. The rows are exactly those
-of a full scan with the same filter."""
+set with the predicate applied. How is decided from the index (lakeops.zonemap.read_plan): a few
+small candidates read in the driver by pyiceberg's Arrow reader into a local DataFrame (no Spark
+scan); tasks built from the index with no planning in the JVM; planned by Iceberg in the JVM when
+they must carry delete files (every kind of delete is then honored); or no staging at all, a plain
+Iceberg scan, when the index prunes too little to pay. The rows are exactly those of a full scan
+with the same filter."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from pyiceberg.expressions import BooleanExpression
 from lakeops.spark.scan_tasks import StagedReads, java_table
 from lakeops.spark.session import jvm
 from lakeops.zonemap.candidates import Candidates, candidate_files
-from lakeops.zonemap.read_plan import ReadPlan, plan_spark_read
+from lakeops.zonemap.read_plan import ARROW_MAX_BYTES, ReadPlan
+from lakeops.zonemap.reads import arrow_rows, index_tasks, read_plan
 from lakeops.zonemap.sql import to_spark_sql
 
 if TYPE_CHECKING:
@@ -39,22 +41,21 @@ class SparkPrunedRead:
     plan: ReadPlan
 
 
-def _field_types(table: Table) -> list[str]:
-    schema = table.schema()
-    return [str(f.field_type) for f in table.spec().partition_type(schema).fields]
+def _arrow_frame(spark: SparkSession, qualified_name: str, table: Table, predicate: BooleanExpression,
+                 snapshot: int | None, plan: ReadPlan) -> DataFrame | None:
+    """The plan's files read in the driver by pyiceberg's Arrow reader, as a local DataFrame with the
+    table's Spark schema; None when Spark cannot take the Arrow types as its own (then Spark reads)."""
+    import pyarrow as pa
 
-
-def _has_deletes(table: Table, snapshot: int | None) -> bool:
-    found = table.snapshot_by_id(snapshot) if snapshot is not None else table.current_snapshot()
-    summary = found.summary if found is not None else None
-    if summary is None:
-        return False
-    return any(int(summary.get(key) or 0) for key in ("total-delete-files", "total-position-deletes", "total-equality-deletes"))
-
-
-def read_plan(table: Table, found: Candidates, snapshot: int | None) -> ReadPlan:
-    return plan_spark_read(found.files, found.minmax_files, found.sizes, found.record_counts, found.partitions,
-                           _field_types(table), _has_deletes(table, snapshot), len(table.specs()))
+    rows = arrow_rows(table.scan(row_filter=predicate, snapshot_id=snapshot), index_tasks(table, plan.files))
+    reader = spark.read.option("snapshot-id", snapshot) if snapshot is not None else spark.read
+    schema = reader.format("iceberg").load(qualified_name).schema
+    try:
+        return spark.createDataFrame(rows, schema=schema)
+    except (pa.ArrowException, TypeError, ValueError) as e:
+        log.info("zonemap read of %s: the Arrow rows do not convert to the Spark schema (%s); Spark reads the files",
+                 qualified_name, e)
+        return None
 
 
 def _staged_tasks(spark: SparkSession, jtable: Any, plan: ReadPlan) -> Any:
@@ -99,13 +100,15 @@ def _planned_tasks(gateway: Any, jtable: Any, keep: set[str], snapshot: int | No
 
 @contextmanager
 def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predicate: BooleanExpression,
-                 snapshot: int | None = None, *, keep_staged: bool = False) -> Iterator[SparkPrunedRead]:
+                 snapshot: int | None = None, *, keep_staged: bool = False,
+                 arrow_max_bytes: int = ARROW_MAX_BYTES) -> Iterator[SparkPrunedRead]:
     """A DataFrame of the rows matching predicate, reading only candidate files (or a plain scan when
     the index says pruning would not pay, lakeops.zonemap.read_plan); use it inside the block (the
     staged task set is released on exit, unless keep_staged: then it lives as long as the session,
-    for a frame returned to a caller)."""
+    for a frame returned to a caller). Candidates of at most arrow_max_bytes are read in the driver
+    (0: never)."""
     found = candidate_files(table, predicate, snapshot)
-    plan = read_plan(table, found, snapshot)
+    plan = read_plan(table, found, snapshot, arrow_max_bytes)
     condition = to_spark_sql(predicate, table.schema())
     log.info("zonemap Spark read of %s: %s of %d live files (%s)", qualified_name, len(found.files), found.live_files,
              plan.reason)
@@ -116,11 +119,17 @@ def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predica
         reader = spark.read.option("snapshot-id", snapshot) if snapshot is not None else spark.read
         yield SparkPrunedRead(reader.format("iceberg").load(qualified_name).where(condition), -1, -1, found, plan)
         return
+    size = sum(found.sizes.get(p, 0) for p in found.files)
+    if plan.method == "arrow":
+        local = _arrow_frame(spark, qualified_name, table, predicate, snapshot, plan)
+        if local is not None:
+            yield SparkPrunedRead(local.where(condition), len(plan.files), size, found, plan)
+            return
+        plan = ReadPlan("staged", f"{plan.reason}; the Arrow rows did not convert, so staged", plan.files)
     gateway = jvm(spark)
     jtable = java_table(spark, qualified_name)
     keep = set(found.files)
     staged = _staged_tasks(spark, jtable, plan) if plan.method == "staged" else _planned_tasks(gateway, jtable, keep, snapshot)
-    size = sum(found.sizes.get(p, 0) for p in found.files)
     if staged.isEmpty():
         yield SparkPrunedRead(spark.read.table(qualified_name).where("false"), 0, 0, found, plan)
         return

@@ -65,7 +65,7 @@ class EventsTable:
         return sorted(r[0] for r in self.spark.sql(f"SELECT event_id FROM {self.name} WHERE {where}").collect())
 
 
-def make_events_table(spark, base_dir, zonemap: dict | None = None) -> EventsTable:
+def make_events_table(spark, base_dir, zonemap: dict | None = None, partition_by: list[str] | None = None) -> EventsTable:
     import yaml
 
     from tests.conftest import PROJECT_ROOT
@@ -73,6 +73,8 @@ def make_events_table(spark, base_dir, zonemap: dict | None = None) -> EventsTab
     tables = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
     if zonemap is not None:
         tables["lakeops.events"]["zonemap"] = zonemap
+    if partition_by is not None:
+        tables["lakeops.events"]["create"]["partition_by"] = partition_by
     config = make_test_config(base_dir, tables)
     register_catalog(spark, config)
     ensure_tables(spark, load_catalog(config.catalog), config, "events")

@@ -15,6 +15,7 @@ from pyiceberg import expressions as E
 from lakeops.config import ZonemapConfig
 from lakeops.spark.zonemap_reads import pruned_frame
 from lakeops.zonemap.consolidate import reconcile
+from lakeops.zonemap.read_plan import ARROW_MAX_BYTES
 from lakeops.zonemap.reads import read_pruned_arrow
 from lakeops.zonemap.sql import to_spark_sql
 from tests.integration.zonemap.conftest import COUNTRIES, TYPES, event_rows, make_events_table
@@ -74,6 +75,7 @@ def test_pruned_reads_equal_full_scans_on_spark(spark, tmp_path_factory, data):
         full = sorted(table.scan(row_filter=predicate, selected_fields=("event_id",)).to_arrow().column("event_id").to_pylist())
         pruned = read_pruned_arrow(table, predicate, selected_fields=("event_id",))
         assert sorted(pruned.rows.column("event_id").to_pylist()) == full
-        with pruned_frame(spark, events.name, table, predicate) as read:
+        driver = data.draw(st.sampled_from([0, ARROW_MAX_BYTES]), label="arrow_max_bytes")
+        with pruned_frame(spark, events.name, table, predicate, arrow_max_bytes=driver) as read:
             got = sorted(r[0] for r in read.frame.select("event_id").collect())
             assert got == events.ids(to_spark_sql(predicate, table.schema()))

@@ -8,7 +8,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 from lakeops.exceptions import ZonemapError
-from lakeops.zonemap.read_plan import MAX_STAGED, partition_strings, plan_spark_read
+from lakeops.zonemap.read_plan import ARROW_MAX_FILES, MAX_STAGED, partition_strings, partition_values, plan_spark_read
 from lakeops.zonemap.where import predicate_of
 
 SIZES = {"a": 10, "b": 20}
@@ -17,10 +17,22 @@ PARTS = {"a": "20412", "b": "None"}
 
 
 def test_few_candidates_are_staged_from_the_index():
-    plan = plan_spark_read(["a", "b"], 60, SIZES, COUNTS, PARTS, ["date"], has_deletes=False, specs=1)
+    plan = plan_spark_read(["a", "b"], 60, SIZES, COUNTS, PARTS, ["date"], has_deletes=False, specs=1, arrow_max_bytes=0)
     assert plan.method == "staged"
     assert [f.partition for f in plan.files] == [("2025-11-20",), ("null",)]
+    assert [f.values for f in plan.files] == [(20412,), (None,)]
     assert [(f.size, f.records) for f in plan.files] == [(10, 1), (20, 2)]
+
+
+def test_few_small_candidates_are_read_in_the_driver_up_to_the_bounds():
+    plan = plan_spark_read(["a", "b"], 60, SIZES, COUNTS, PARTS, ["date"], has_deletes=False, specs=1, arrow_max_bytes=30)
+    assert plan.method == "arrow" and "30 bytes" in plan.reason and len(plan.files) == 2
+    assert plan_spark_read(["a", "b"], 60, SIZES, COUNTS, PARTS, ["date"], False, 1, arrow_max_bytes=29).method == "staged"
+    many = [f"f{i}" for i in range(ARROW_MAX_FILES + 1)]
+    sizes, counts, parts = dict.fromkeys(many, 1), dict.fromkeys(many, 1), dict.fromkeys(many, "1")
+    assert plan_spark_read(many, 10**6, sizes, counts, parts, ["date"], False, 1).method == "staged"
+    assert plan_spark_read(many[:-1], 10**6, sizes, counts, parts, ["date"], False, 1).method == "arrow"
+    assert plan_spark_read(["a"], 60, SIZES, COUNTS, PARTS, ["date"], has_deletes=True, specs=1).method == "planned"
 
 
 def test_little_pruning_beyond_min_max_falls_back_to_a_plain_scan():
@@ -36,6 +48,14 @@ def test_deletes_evolved_specs_and_unknown_partitions_are_planned_by_iceberg():
     assert plan_spark_read(["a"], 60, SIZES, COUNTS, PARTS, ["date"], has_deletes=False, specs=2).method == "planned"
     assert plan_spark_read(["a"], 60, SIZES, COUNTS, {"a": "1,2"}, ["date"], False, 1).method == "planned"
     assert plan_spark_read(["a"], 60, {"a": 0}, COUNTS, PARTS, ["date"], False, 1).method == "planned"
+
+
+def test_partition_values_restore_pyiceberg_forms():
+    assert partition_values("7,DE,True,None", ["long", "string", "boolean", "int"]) == (7, "DE", True, None)
+    assert partition_values("20412", ["date"]) == (20412,)
+    assert partition_values("yes", ["boolean"]) is None
+    assert partition_values("x", ["int"]) is None
+    assert partition_values("a,b", ["string"]) is None
 
 
 def test_partition_strings():

@@ -15,10 +15,9 @@ from lakeops.cli.values import EXIT_OK, CliError
 
 def run(ctx: Context, table: str, where: str | None, explain: bool, limit: int) -> int:
     from lakeops.exceptions import ZonemapError
-    from lakeops.spark.zonemap_reads import read_plan
     from lakeops.zonemap.candidates import candidate_files
     from lakeops.zonemap.hot import set_hot_memory
-    from lakeops.zonemap.reads import read_pruned_arrow
+    from lakeops.zonemap.reads import read_plan, read_pruned_arrow
     from lakeops.zonemap.where import predicate_of
 
     if limit < 0:
