@@ -69,6 +69,7 @@ def synthetic_entries(table: Table, columns: tuple[str, ...], bloom_columns: tup
     """`count` distinct entries shaped like those of small events files (one a 2-minute batch, `rows`
     events each): bounds on every indexed column and a Bloom filter of `rows` values on each Bloom
     column, as the master of a table that already holds `count` files would hold them."""
+    from lakeops.config import ZonemapConfig
     from lakeops.zonemap.bloom import BloomFilter
     from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
     from lakeops.zonemap.store import to_arrow
@@ -89,7 +90,7 @@ def synthetic_entries(table: Table, columns: tuple[str, ...], bloom_columns: tup
                 values = [rng.randrange(1, 100_000) for _ in range(rows)]
                 stats[field.field_id] = ColumnStats(min(values), max(values), 0)
                 if field.field_id in blooms:
-                    filters[field.field_id] = BloomFilter.build(values)
+                    filters[field.field_id] = BloomFilter.build(values, ZonemapConfig.bloom_fpp)
             else:
                 values = sorted(f"{field.name}-{rng.randrange(50):02d}" for _ in range(8))
                 stats[field.field_id] = ColumnStats(values[0], values[-1], 0)
@@ -162,7 +163,7 @@ def ingest_with_master(spark: SparkSession, config: LakeopsConfig, table: str,
         parsed.unpersist()
     spec = config.table(table)
     entries = entries_for_snapshot(catalog.load_table(config.identifier(table)), staged, spec.zonemap.columns,
-                                   spec.zonemap.bloom_columns)
+                                   spec.zonemap.bloom_columns, spec.zonemap.bloom_fpp)
     waited, held, _ = publish_with_master(spark, config, table, staged, entries)
     snapshot = published_snapshot(catalog.load_table(config.identifier(table)), plan.batch_id)
     return IngestResult(plan.batch_id, "committed", len(files), rows, quarantined, snapshot), waited, held

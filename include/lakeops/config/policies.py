@@ -14,6 +14,9 @@ class ZonemapConfig:
     """Columns indexed by the zonemaps (min, max, null count per file), matched by field id; empty: no zonemap."""
     bloom_columns: tuple[str, ...] = ()
     """Of the zonemap columns, those that also get a Bloom filter per file (equality lookups on high-cardinality columns)."""
+    bloom_fpp: float = 0.001
+    """False-positive rate each file's Bloom filter is sized for (default 0.001: a lookup among 1,000 files that min/max
+    cannot tell apart reads about one extra file; 0.01 takes about 2/3 of the bits); from 0.000001 to 0.1."""
     hot_memory_mb: int = 64
     """Bound of the index a process holds in memory (micro/hourly entries, the daily master's statistics); what does not fit
     is read from disk at each lookup."""
@@ -25,6 +28,10 @@ class ZonemapConfig:
     65536)."""
 
     def __post_init__(self) -> None:
+        fpp = self.bloom_fpp
+        if isinstance(fpp, bool) or not isinstance(fpp, (int, float)) or not 0.000001 <= fpp <= 0.1:
+            raise ConfigError(f"zonemap.bloom_fpp: {fpp!r} must be a false-positive rate between 0.000001 and 0.1, e.g. 0.001 "
+                              "(lower: fewer extra files read, more bytes per indexed file)")
         memory = self.hot_memory_mb
         if isinstance(memory, bool) or not isinstance(memory, int) or not 1 <= memory <= 65536:
             raise ConfigError(f"zonemap.hot_memory_mb: {self.hot_memory_mb!r} must be a whole number of MiB between 1 and 65536; "

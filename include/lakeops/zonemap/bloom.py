@@ -24,7 +24,8 @@ class BloomFilter:
     hashes: int
 
     @classmethod
-    def build(cls, values: Any, fpp: float = 0.01) -> BloomFilter:
+    def build(cls, values: Any, fpp: float) -> BloomFilter:
+        """A filter of values' distinct string forms, sized for false-positive rate fpp."""
         distinct = {str(v) for v in values if v is not None}
         n = max(len(distinct), 1)
         size = max(64, int(-n * math.log(fpp) / (math.log(2) ** 2)))

@@ -113,8 +113,9 @@ def read_columns_by_id(table: Table, path: str, field_ids: set[int]) -> dict[int
     return {fid: data.column(name).to_pylist() for fid, name in names.items()} if data is not None else {}
 
 
-def complete(table: Table, entry: ZonemapEntry, columns: tuple[str, ...], bloom_columns: tuple[str, ...]) -> ZonemapEntry:
-    """Add Bloom filters and exact string bounds, reading only the columns that need them."""
+def complete(table: Table, entry: ZonemapEntry, columns: tuple[str, ...], bloom_columns: tuple[str, ...],
+             bloom_fpp: float) -> ZonemapEntry:
+    """Add Bloom filters (sized for bloom_fpp) and exact string bounds, reading only the columns that need them."""
     schema = table.schema()
     blooms = [f for f in indexed_fields(schema, bloom_columns) if isinstance(f.field_type, BLOOM_TYPES)]
     exact = [f for f in indexed_fields(schema, columns) if isinstance(f.field_type, StringType) and f.field_id in entry.columns
@@ -129,26 +130,26 @@ def complete(table: Table, entry: ZonemapEntry, columns: tuple[str, ...], bloom_
         if f.field_id in values:
             stats[f.field_id] = dataclasses.replace(stats[f.field_id], lower=min(present, default=None),
                                                     upper=max(present, default=None))
-    built = {f.field_id: BloomFilter.build(values[f.field_id]) for f in blooms if f.field_id in values}
+    built = {f.field_id: BloomFilter.build(values[f.field_id], bloom_fpp) for f in blooms if f.field_id in values}
     return dataclasses.replace(entry, columns=stats, blooms={**entry.blooms, **built})
 
 
 def entries_for_files(table: Table, files: list[LiveFile], columns: tuple[str, ...],
-                      bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
+                      bloom_columns: tuple[str, ...], bloom_fpp: float) -> list[ZonemapEntry]:
     """Entries for live files the index lacks (reconcile), the same way a micro zonemap builds them."""
     entries = []
     for i, live in enumerate(files, 1):
         entry = entry_from_metrics(live.data_file, live.added_snapshot_id, table, columns)
-        entries.append(complete(table, entry, columns, bloom_columns))
+        entries.append(complete(table, entry, columns, bloom_columns, bloom_fpp))
         if i % 500 == 0:
             log.info("zonemap: built %d of %d entries from manifest metrics", i, len(files))
     return entries
 
 
 def entries_for_snapshot(table: Table, snapshot_id: int, columns: tuple[str, ...],
-                         bloom_columns: tuple[str, ...]) -> list[ZonemapEntry]:
+                         bloom_columns: tuple[str, ...], bloom_fpp: float) -> list[ZonemapEntry]:
     """One entry per data file the snapshot added, with Bloom filters for bloom_columns."""
-    entries = [complete(table, entry_from_metrics(f, snapshot_id, table, columns), columns, bloom_columns)
+    entries = [complete(table, entry_from_metrics(f, snapshot_id, table, columns), columns, bloom_columns, bloom_fpp)
                for f in added_data_files(table, snapshot_id)]
     log.info("zonemap: %d entries for snapshot %s, Bloom filters on %s", len(entries), snapshot_id, list(bloom_columns))
     return entries

@@ -84,3 +84,11 @@ def test_with_properties_keeps_the_entry_and_the_defaults():
     tuned = table.with_properties({"history.expire.min-snapshots-to-keep": "9", "history.expire.max-snapshot-age-ms": "3600000"})
     assert tuned.retention.min_snapshots == 3  # the entry wins
     assert tuned.retention.max_snapshot_age_hours == 1  # the property beats the defaults
+
+
+def test_the_bloom_filter_rate_is_set_by_property_and_checked():
+    table = build_table(ORDERS, {"zonemap": {"columns": ["id"]}}, {}, {"lakeops.zonemap.bloom-fpp": "0.0001"})
+    assert table.zonemap.bloom_fpp == 0.0001
+    assert build_table(ORDERS, {}, {}, {}).zonemap.bloom_fpp == 0.001
+    with pytest.raises(ConfigError, match=r"zonemap.bloom_fpp: 0.5 must be a false-positive rate between 0.000001 and 0.1"):
+        build_table(ORDERS, {"zonemap": {"bloom_fpp": 0.5}}, {}, {})

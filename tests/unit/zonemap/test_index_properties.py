@@ -98,7 +98,7 @@ class History:
             present = [r.get(c.fid) for r in f.rows if r.get(c.fid) is not None]
             stats[c.fid] = ColumnStats(min(present, default=None), max(present, default=None), len(f.rows) - len(present))
             if isinstance(ICEBERG[c.kind], BLOOM_TYPES):
-                blooms[c.fid] = BloomFilter.build(present)
+                blooms[c.fid] = BloomFilter.build(present, 0.01)
         entry = ZonemapEntry(f.path, 1, len(f.rows), 100, "", stats, blooms)
         self.stored[f.path] = to_arrow([entry], {c.fid: ICEBERG[c.kind] for c in self.cols})
         return from_arrow(self.stored[f.path])[0]

@@ -102,7 +102,7 @@ def entry_for(path: str, rows: list[dict[str, Any]], without: set[str]) -> Zonem
         present = [r[name] for r in rows if r[name] is not None]
         columns[field_id] = ColumnStats(min(present, default=None), max(present, default=None),
                                         sum(r[name] is None for r in rows))
-    blooms = {} if "user_id" in without else {1: BloomFilter.build(r["user_id"] for r in rows)}
+    blooms = {} if "user_id" in without else {1: BloomFilter.build((r["user_id"] for r in rows), 0.01)}
     return ZonemapEntry(path, snapshot_id=1, record_count=len(rows), file_size=100, columns=columns, blooms=blooms)
 
 
