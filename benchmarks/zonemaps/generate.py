@@ -7,8 +7,10 @@ files, so planning time and index memory are measured at 100,000 and 1,000,000 f
 
 Each file holds 2 minutes of one day's events: event_time bounds of that window, user_id bounds
 spanning the user range (as Zipf-skewed users leave them), country and event_type bounds spanning
-their value sets, so min/max prune on time only. Bloom filters are random bit arrays half full with
-7 hashes: an absent value passes one with probability 1/128, as a filter at its design capacity.
+their value sets, so min/max prune on time only. Bloom filters are random bit arrays half full, sized
+as lakeops sizes a filter of 200 values at the default false-positive rate (zonemap.bloom_fpp, 0.1%:
+360 bytes, 10 hashes): an absent value passes one with probability 1/2^hashes, as a filter at its
+design capacity.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+
+from lakeops.config import ZonemapConfig
+from lakeops.zonemap.bloom import bloom_shape
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -35,9 +40,9 @@ SCHEMA = pa.schema([
     pa.field("country", pa.string()),
     pa.field("event_type", pa.string(), nullable=False),
 ])
-BLOOM_BYTES = 240
-"""A filter for 200 distinct values at 1% false positives (lakeops.zonemap.bloom sizes it so)."""
 ROWS = 200
+BLOOM_BITS, BLOOM_HASHES = bloom_shape(ROWS, ZonemapConfig.bloom_fpp)
+BLOOM_BYTES = BLOOM_BITS // 8
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ def _entries(table: Table, paths: list[str], starts: np.ndarray, snapshot_id: in
                                                                                      dtype=np.int32).tobytes()),
                                                        pa.py_buffer(bits.tobytes())])
     blooms = pa.ListArray.from_arrays(pa.array(np.arange(n + 1, dtype=np.int32)), pa.StructArray.from_arrays(
-        [pa.repeat(pa.scalar(ids["user_id"], pa.int32()), n), bits_array, pa.repeat(pa.scalar(7, pa.int32()), n)],
+        [pa.repeat(pa.scalar(ids["user_id"], pa.int32()), n), bits_array, pa.repeat(pa.scalar(BLOOM_HASHES, pa.int32()), n)],
         fields=list(STORED.field("blooms").type.value_type)))
     days = (starts // (86_400 * US)).astype(str)
     return pa.Table.from_arrays([pa.array(paths, pa.string()), pa.repeat(pa.scalar(snapshot_id, pa.int64()), n),

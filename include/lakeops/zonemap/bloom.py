@@ -27,10 +27,7 @@ class BloomFilter:
     def build(cls, values: Any, fpp: float) -> BloomFilter:
         """A filter of values' distinct string forms, sized for false-positive rate fpp."""
         distinct = {str(v) for v in values if v is not None}
-        n = max(len(distinct), 1)
-        size = max(64, int(-n * math.log(fpp) / (math.log(2) ** 2)))
-        size = (size + 7) // 8 * 8
-        hashes = max(1, round(size / n * math.log(2)))
+        size, hashes = bloom_shape(len(distinct), fpp)
         bits = bytearray(size // 8)
         for value in distinct:
             for position in _positions(value, hashes, size):
@@ -40,6 +37,14 @@ class BloomFilter:
     def might_contain(self, value: Any) -> bool:
         size = len(self.bits) * 8
         return all(self.bits[p >> 3] & (1 << (p & 7)) for p in _positions(str(value), self.hashes, size))
+
+
+def bloom_shape(distinct: int, fpp: float) -> tuple[int, int]:
+    """(bits, hashes) of a filter holding `distinct` values at false-positive rate fpp (bits a multiple of 8)."""
+    n = max(distinct, 1)
+    size = max(64, int(-n * math.log(fpp) / (math.log(2) ** 2)))
+    size = (size + 7) // 8 * 8
+    return size, max(1, round(size / n * math.log(2)))
 
 
 def _positions(value: str, hashes: int, size: int) -> list[int]:

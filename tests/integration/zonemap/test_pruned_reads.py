@@ -4,8 +4,6 @@ delete files, which the pyarrow path refuses with an error naming the Spark path
 
 from __future__ import annotations
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from pyiceberg import expressions as E
 from pyiceberg.manifest import DataFileContent
@@ -14,6 +12,7 @@ from lakeops.exceptions import ZonemapError
 from lakeops.spark.zonemap_reads import pruned_frame
 from lakeops.zonemap.reads import read_pruned_arrow
 from lakeops.zonemap.sql import to_spark_sql
+from tests.integration.equality_deletes import commit_equality_delete
 from tests.integration.zonemap.conftest import EventsTable, event_rows, make_events_table
 
 pytestmark = pytest.mark.spark
@@ -68,34 +67,13 @@ def test_a_selective_predicate_reads_fewer_files(merged):
     assert pruned.files_read < pruned.candidates.live_files
 
 
-def _add_equality_delete(spark, events: EventsTable, user_id: int) -> None:
-    """Commit an equality delete file on user_id (Spark writes none itself) through Iceberg's Java API."""
-    table = events.load()
-    field_id = table.schema().find_field("user_id").field_id
-    data_file = next(iter(table.scan().plan_files())).file
-    folder = data_file.file_path.rsplit("/", 1)[0]
-    path = f"{folder}/eq-delete-{user_id}.parquet"
-    schema = pa.schema([pa.field("user_id", pa.int64(), nullable=False, metadata={b"PARQUET:field_id": str(field_id).encode()})])
-    local = path.removeprefix("file:")
-    pq.write_table(pa.table({"user_id": [user_id]}, schema=schema), local)
-    jvm, gateway = spark._jvm, spark.sparkContext._gateway
-    jtable = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, events.name)
-    ids = gateway.new_array(jvm.int, 1)
-    ids[0] = field_id
-    spec = jtable.specs().get(data_file.spec_id)
-    partition = spec.partitionToPath(jvm.org.apache.iceberg.DataFiles.data(spec, folder.rsplit("/", 1)[1]))
-    delete = (jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(spec).ofEqualityDeletes(ids).withPath(path)
-              .withFormat("PARQUET").withFileSizeInBytes(len(open(local, "rb").read())).withRecordCount(1)
-              .withPartitionPath(partition).build())
-    jtable.newRowDelta().addDeletes(delete).commit()
-
-
 def test_equality_deletes_are_refused_by_pyarrow_and_honored_by_spark(spark, tmp_path):
     events = make_events_table(spark, tmp_path)
     for seed in range(2):
         events.append(event_rows(60, seed, users=20))
     victim = events.spark.sql(f"SELECT user_id FROM {events.name} LIMIT 1").collect()[0][0]
-    _add_equality_delete(spark, events, victim)
+    table = events.load()
+    commit_equality_delete(spark, events.name, table, "user_id", [victim], next(iter(table.scan().plan_files())).file)
     table = events.load()
     predicate = E.LessThan("user_id", 10)
     with pytest.raises(ZonemapError, match="lakeops.spark.zonemap_reads"):
