@@ -56,6 +56,8 @@ class Sizes:
     """The last hours stay in micro zonemaps (hot); older ones go to the daily master."""
     commit_hours: int = 4
     """One add_files commit (and one micro zonemap) per this many hours of batches."""
+    selective_only: bool = False
+    """Only the one-user_id queries (at 100,000 files the unselective ones read tens of thousands of files per method)."""
 
 
 FULL = Sizes()
@@ -89,7 +91,7 @@ def run(work_dir: Path, sizes: Sizes) -> Report:
         table = catalog.load_table(config.identifier(TABLE))
         built.build_seconds["baseline copy (Spark)"] = build_baseline(spark, config.qualified(TABLE))
         log.info("selective reads, %d repetitions each", sizes.repetitions)
-        reads, _ = run_reads(spark, config.qualified(TABLE), table, NOW, sizes.repetitions)
+        reads, _ = run_reads(spark, config.qualified(TABLE), table, NOW, sizes.repetitions, sizes.selective_only)
         memory = index_memory(table)
     finally:
         spark.stop()
@@ -143,7 +145,8 @@ def render(report: Report) -> str:
         "for spark; for zonemap (Spark) everything before the frame exists (with the arrow method its rows are read by "
         "then; plus Iceberg's planning when it falls back to a plain scan); for zonemap (pyiceberg) the candidates and "
         "their tasks. Cold: the first run after dropping the process's index caches and REFRESH TABLE; warm: "
-        f"median of {s.repetitions}. Every method returned the same rows.",
+        f"median of {s.repetitions}. Every method returned the same rows."
+        + (" Only the one-user_id queries were run (--selective-only)." if s.selective_only else ""),
         "",
         reads_table(report.reads),
         "",
@@ -179,6 +182,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes: checks that it runs, in a few minutes")
     parser.add_argument("--work-dir", default=str(PROJECT_ROOT / "build" / "bench-zonemaps"),
                         help="scratch folder for the benchmark's catalog and warehouse (emptied first)")
+    parser.add_argument("--files", type=int, help="files in the table instead of 10,080 (results named zonemaps_FILES)")
+    parser.add_argument("--selective-only", action="store_true",
+                        help="only the one-user_id queries (for --files 100000: the others read tens of thousands of files)")
     args = parser.parse_args(argv)
     configure_logging(logging.INFO)
     for noisy in ("lakeops.zonemap", "lakeops.spark"):
@@ -189,9 +195,12 @@ def main(argv: list[str]) -> int:
     import os
 
     load = "Load average {:.1f} / {:.1f} / {:.1f} at the start".format(*os.getloadavg())
-    report = run(work, QUICK if args.quick else FULL)
+    sizes = QUICK if args.quick else FULL
+    if args.files or args.selective_only:
+        sizes = dataclasses.replace(sizes, files=args.files or sizes.files, selective_only=args.selective_only)
+    report = run(work, sizes)
     report = dataclasses.replace(report, load=load + ", {:.1f} / {:.1f} / {:.1f} at the end".format(*os.getloadavg()))
-    name = output_name(NAME, args.quick)
+    name = output_name(NAME, args.quick) + (f"_{args.files}" if args.files else "")
     paths = write_results(name, render(report), {
         "sizes": dataclasses.asdict(report.sizes), "seconds": report.seconds, "table": dataclasses.asdict(report.table),
         "reads": [dataclasses.asdict(m) for m in report.reads], "memory": dataclasses.asdict(report.memory)})

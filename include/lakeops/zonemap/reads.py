@@ -85,10 +85,12 @@ def arrow_rows(scan: DataScan, tasks: list[FileScanTask]) -> pa.Table:
 
 
 def pruned_tasks(table: Table, predicate: BooleanExpression, snapshot: int | None = None,
-                 selected_fields: tuple[str, ...] = ("*",)) -> tuple[list[FileScanTask], Candidates, DataScan]:
+                 selected_fields: tuple[str, ...] = ("*",),
+                 found: Candidates | None = None) -> tuple[list[FileScanTask], Candidates, DataScan]:
     """(scan tasks of the candidate files, the candidates, the scan) for predicate: built from the index
-    when it can (no planning), else the candidates' tasks of pyiceberg's plan."""
-    found = candidate_files(table, predicate, snapshot)
+    when it can (no planning), else the candidates' tasks of pyiceberg's plan. found: the candidates,
+    when the caller has them already."""
+    found = found if found is not None else candidate_files(table, predicate, snapshot)
     keep = set(found.files)
     scan = table.scan(row_filter=predicate, snapshot_id=snapshot, selected_fields=selected_fields)
     built = index_files(found.files, found.sizes, found.record_counts, found.partitions, field_types(table),
@@ -109,9 +111,10 @@ def pruned_tasks(table: Table, predicate: BooleanExpression, snapshot: int | Non
 
 
 def read_pruned_arrow(table: Table, predicate: BooleanExpression, snapshot: int | None = None,
-                      selected_fields: tuple[str, ...] = ("*",)) -> PrunedRead:
-    """The rows of table matching predicate, reading only the zonemap's candidate files."""
-    tasks, found, scan = pruned_tasks(table, predicate, snapshot, selected_fields)
+                      selected_fields: tuple[str, ...] = ("*",), found: Candidates | None = None) -> PrunedRead:
+    """The rows of table matching predicate, reading only the zonemap's candidate files (found: the
+    candidates, when the caller has them already)."""
+    tasks, found, scan = pruned_tasks(table, predicate, snapshot, selected_fields, found)
     rows = arrow_rows(scan, tasks)
     log.info("zonemap read of %s: %d of %d live files read (%d candidates), %d rows", table.name(), len(tasks),
              found.live_files, len(found.files), rows.num_rows)

@@ -41,7 +41,7 @@ def run(ctx: Context, table: str, where: str | None, explain: bool, limit: int) 
     }
     if not explain:
         began = time.perf_counter()
-        read = read_pruned_arrow(loaded, predicate)
+        read = read_pruned_arrow(loaded, predicate, found=found)
         document.update(read_ms=round((time.perf_counter() - began) * 1000, 1), files_read=read.files_read,
                         rows=read.rows.num_rows, shown=read.rows.slice(0, limit).to_pylist())
     ctx.console.result(document, render_query(document))
