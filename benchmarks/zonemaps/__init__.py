@@ -189,7 +189,7 @@ def main(argv: list[str]) -> int:
     configure_logging(logging.INFO)
     for noisy in ("lakeops.zonemap", "lakeops.spark"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    work = Path(args.work_dir)
+    work = Path(args.work_dir).resolve()
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     import os

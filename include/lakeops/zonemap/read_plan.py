@@ -26,8 +26,10 @@ PLAIN_SHARE = 0.5
 MAX_STAGED = 2000
 """At most this many tasks are built file by file; more go through a plain scan."""
 ARROW_MAX_FILES = 64
-ARROW_MAX_BYTES = 64 * 1024 * 1024
-"""Default bound on the candidates' bytes read in the driver (the ``arrow`` method)."""
+"""At most this many candidate files are read in the driver (the ``arrow`` method)."""
+ARROW_MAX_BYTES = 16 * 1024 * 1024
+"""Default bound on the candidates' (compressed) bytes read in the driver: their rows are held there, decoded, and
+again in the driver's JVM as a local relation."""
 _EPOCH = date(1970, 1, 1)
 
 
