@@ -28,7 +28,7 @@ from lakeops.zonemap.build import partition_string
 from lakeops.zonemap.columns import ColumnarIndex, concat, empty_index
 from lakeops.zonemap.evaluate import may_match_all
 from lakeops.zonemap.groups import MasterGroups, candidate_groups, count_paths, master_groups, read_groups, rows_of
-from lakeops.zonemap.history import AddedFile, replay, replay_chain, snapshot_delta, snapshot_refs
+from lakeops.zonemap.history import AddedFile, chain_deltas, replay, replay_chain, snapshot_refs
 from lakeops.zonemap.hot import HOT, set_hot_memory
 from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, master_blooms
 from lakeops.zonemap.live import live_files
@@ -97,7 +97,7 @@ def plan_live(table: Table, snapshot_id: int, files: IndexFiles) -> LivePlan:
                                     partition_string(f.data_file))
                   for f in live_files(table, snapshot_id)}
         return LivePlan(set(), listed, 0, True)
-    deltas = [snapshot_delta(table, s) for s in chain]
+    deltas = chain_deltas(table, chain)
     deleted = {p for d in deltas for p in d.deleted}
     removed, added = replay(deleted, deltas)
     return LivePlan(removed, added, len(chain), False)

@@ -9,7 +9,8 @@ consolidation, not with the table.
 
 `replay_chain` decides which snapshots to replay (pure, tested against literals); `snapshot_delta`
 reads one snapshot's added and deleted data files (metadata only) and is cached per snapshot in the
-process, as snapshots never change. When the master cannot serve S (none yet, S older than M or on
+process, as snapshots never change; `chain_deltas` reads those of a whole chain from its last
+snapshot's manifest list, one list instead of one per snapshot. When the master cannot serve S (none yet, S older than M or on
 another branch, an expired snapshot in the way), the caller lists every live file instead.
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pyiceberg.manifest import DataFileContent, ManifestContent, ManifestEntryStatus
+from pyiceberg.manifest import DataFileContent, ManifestContent, ManifestEntryStatus, ManifestFile
 
 from lakeops.zonemap.build import partition_string
 from lakeops.zonemap.lru import LruCache
@@ -100,6 +101,43 @@ DELTAS: LruCache[tuple[str, int], Delta] = LruCache(4096)
 """Deltas by (table uuid, snapshot id): a snapshot never changes."""
 
 
+def _own_manifests(manifests: list[ManifestFile], snapshot_ids: set[int]) -> dict[int, list[ManifestFile]]:
+    """Snapshot id -> the data manifests it wrote that may hold its changes, of those listed."""
+    own: dict[int, list[ManifestFile]] = {s: [] for s in snapshot_ids}
+    for manifest in manifests:
+        if manifest.content != ManifestContent.DATA or manifest.added_snapshot_id not in own:
+            continue
+        if manifest.added_files_count or manifest.deleted_files_count or manifest.added_files_count is None:
+            own[manifest.added_snapshot_id].append(manifest)
+    return own
+
+
+def _delta_of(table: Table, snapshot_id: int, manifests: list[ManifestFile]) -> Delta:
+    added, deleted = [], set()
+    for manifest in manifests:
+        for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=False):
+            f = entry.data_file
+            if f.content != DataFileContent.DATA or entry.snapshot_id != snapshot_id:
+                continue
+            if entry.status == ManifestEntryStatus.ADDED:
+                added.append(AddedFile(f.file_path, f.file_size_in_bytes, f.record_count, partition_string(f)))
+            elif entry.status == ManifestEntryStatus.DELETED:
+                deleted.add(f.file_path)
+    return Delta(tuple(added), frozenset(deleted))
+
+
+def listed_whole(manifests: list[ManifestFile], summary: dict[str, str] | None) -> bool:
+    """Whether a later manifest list still holds every change a snapshot made: its own manifests there count
+    the data files its summary says it added and deleted (a manifest merge since rewrites added entries as
+    existing ones and drops deleted ones; a summary without the counts proves nothing)."""
+    if summary is None or "added-data-files" not in summary and "deleted-data-files" not in summary:
+        return False
+    if any(m.added_files_count is None or m.deleted_files_count is None for m in manifests):
+        return False
+    return (sum(m.added_files_count or 0 for m in manifests) == int(summary.get("added-data-files") or 0)
+            and sum(m.deleted_files_count or 0 for m in manifests) == int(summary.get("deleted-data-files") or 0))
+
+
 def snapshot_delta(table: Table, snapshot_id: int) -> Delta:
     """The data files snapshot_id added and deleted: only the manifests it wrote are read."""
     key = (str(table.metadata.table_uuid), snapshot_id)
@@ -109,20 +147,25 @@ def snapshot_delta(table: Table, snapshot_id: int) -> Delta:
     snapshot = table.snapshot_by_id(snapshot_id)
     if snapshot is None:
         raise ValueError(f"snapshot {snapshot_id} is not in table {table.name()}; it may have been expired")
-    added, deleted = [], set()
-    for manifest in snapshot.manifests(table.io):
-        if manifest.content != ManifestContent.DATA or manifest.added_snapshot_id != snapshot_id:
-            continue
-        if not (manifest.added_files_count or manifest.deleted_files_count or manifest.added_files_count is None):
-            continue
-        for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=False):
-            f = entry.data_file
-            if f.content != DataFileContent.DATA or entry.snapshot_id != snapshot_id:
-                continue
-            if entry.status == ManifestEntryStatus.ADDED:
-                added.append(AddedFile(f.file_path, f.file_size_in_bytes, f.record_count, partition_string(f)))
-            elif entry.status == ManifestEntryStatus.DELETED:
-                deleted.add(f.file_path)
-    delta = Delta(tuple(added), frozenset(deleted))
+    delta = _delta_of(table, snapshot_id, _own_manifests(snapshot.manifests(table.io), {snapshot_id})[snapshot_id])
     DELTAS.put(key, delta)
     return delta
+
+
+def chain_deltas(table: Table, chain: list[int]) -> list[Delta]:
+    """snapshot_delta of each snapshot of chain (ancestors of its last one, oldest first), reading the last
+    one's manifest list once instead of each snapshot's own: a snapshot's manifests stay listed by its
+    descendants until a manifest merge rewrites them, which its summary counts reveal (listed_whole); such
+    a snapshot reads its own list."""
+    key = str(table.metadata.table_uuid)
+    missing = [s for s in chain if DELTAS.get((key, s)) is None]
+    if len(missing) > 1:
+        last = table.snapshot_by_id(chain[-1])
+        if last is not None:
+            own = _own_manifests(last.manifests(table.io), set(missing))
+            for s in missing:
+                snapshot = table.snapshot_by_id(s)
+                summary = snapshot.summary.additional_properties if snapshot and snapshot.summary else None
+                if listed_whole(own[s], summary):
+                    DELTAS.put((key, s), _delta_of(table, s, own[s]))
+    return [snapshot_delta(table, s) for s in chain]

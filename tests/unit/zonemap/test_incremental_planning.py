@@ -1,6 +1,7 @@
 """Property: planning from the index (the master plus the snapshots since, lakeops.zonemap.history)
 lists exactly the live files of a full manifest listing, at every snapshot of a random history of
-appends, deletes, overwrites and consolidations (masters through the current snapshot, and through
+appends (of one file, and of two files in one manifest, which a later delete of one rewrites), deletes,
+overwrites and consolidations (masters through the current snapshot, and through
 an earlier day, whose scope ends before the snapshot it was reconciled against); and with masters in
 row groups of two entries, a lookup reading only the candidate row groups plans what reading the
 whole master plans. pyiceberg and a SQLite catalog only: no Spark."""
@@ -13,7 +14,8 @@ from types import SimpleNamespace
 from unittest.mock import patch
 
 import pyarrow as pa
-from hypothesis import HealthCheck, Phase, given, settings
+import pyarrow.parquet as pq
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from pyiceberg import expressions as E
 from pyiceberg.catalog.sql import SqlCatalog
@@ -22,12 +24,14 @@ from lakeops.config.policies import ZonemapConfig
 from lakeops.zonemap import candidates, consolidate, groups
 from lakeops.zonemap.candidates import candidate_files
 from lakeops.zonemap.consolidate import consolidate_day, reconcile
+from lakeops.zonemap.history import DELTAS
 from lakeops.zonemap.hot import HOT
 from lakeops.zonemap.live import live_files
 from lakeops.zonemap.micro import write_micro_zonemap
 
 SPEC = SimpleNamespace(zonemap=ZonemapConfig(columns=("id",), bloom_columns=("id",)))
-STEPS = st.lists(st.sampled_from(["append", "append", "append-unindexed", "delete", "overwrite", "reconcile", "yesterday"]),
+STEPS = st.lists(st.sampled_from(["append", "append", "append-two", "append-unindexed", "delete", "overwrite", "reconcile",
+                                  "yesterday"]),
                  min_size=2, max_size=9)
 _names = itertools.count()
 
@@ -35,6 +39,7 @@ _names = itertools.count()
 @settings(max_examples=8, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(steps=STEPS, seed=st.integers(0, 1000), row_group=st.sampled_from([2, consolidate.MASTER_ROW_GROUP]))
+@example(steps=["append", "reconcile", "append-two", "delete", "append"], seed=3, row_group=2)  # a rewritten manifest
 def test_incremental_planning_lists_the_live_files_at_every_snapshot(tmp_path, steps, seed, row_group):
     with patch.object(consolidate, "MASTER_ROW_GROUP", row_group):
         _history(tmp_path, steps, seed)
@@ -66,7 +71,16 @@ def _history(tmp_path, steps, seed) -> None:
     value = seed
     mastered = False
     for step in steps:
-        if step.startswith("append"):
+        if step == "append-two":  # one snapshot, one manifest, two files: a later delete of one rewrites it
+            value += 1
+            paths = []
+            for ids in ([value, value + 1000], [value + 2000]):
+                path = tmp_path / f"two-{next(_names)}.parquet"
+                pq.write_table(pa.table({"id": pa.array(ids, pa.int64())}, schema=table.schema().as_arrow()), path)
+                paths.append(path.as_uri())
+            table.add_files(paths)
+            write_micro_zonemap(table, SPEC, table.current_snapshot().snapshot_id)
+        elif step.startswith("append"):
             value += 1
             table.append(pa.table({"id": pa.array([value, value + 1000], pa.int64())}))
             if step == "append":
@@ -84,6 +98,7 @@ def _history(tmp_path, steps, seed) -> None:
             mastered = True
         table = table.refresh()
     for snapshot in table.snapshots():
+        DELTAS.clear()  # each plan reads its whole chain from the snapshot's manifest list (history.chain_deltas)
         found = candidate_files(table, E.AlwaysTrue(), snapshot.snapshot_id)
         assert sorted(found.files) == sorted(f.path for f in live_files(table, snapshot.snapshot_id)), (steps, snapshot)
         assert found.live_files == len(found.files)
