@@ -106,6 +106,8 @@ def index_files(files: list[str], sizes: dict[str, int], records: dict[str, int]
         return "the table has several partition specs: Iceberg plans the tasks in the JVM"
     built = []
     for path in files:
+        if not path.lower().endswith(".parquet"):
+            return f"{path} may not be a Parquet file (the index does not store formats): Iceberg plans the tasks in the JVM"
         values = partition_values(partitions.get(path), field_types)
         strings = partition_strings(partitions.get(path), field_types)
         if values is None or strings is None:
