@@ -3,6 +3,7 @@ Kafka Connect sinks do, so the tests make them the way those writers' commits ca
 
 from __future__ import annotations
 
+import os
 import uuid
 
 import pyarrow as pa
@@ -26,7 +27,7 @@ def commit_equality_delete(spark, qualified_name: str, table, column: str, value
     ids[0] = field_id
     spec = jtable.specs().get(data_file.spec_id)
     builder = (iceberg.FileMetadata.deleteFileBuilder(spec).ofEqualityDeletes(ids).withPath(path).withFormat("PARQUET")
-               .withFileSizeInBytes(len(open(local, "rb").read())).withRecordCount(len(values)))
+               .withFileSizeInBytes(os.path.getsize(local)).withRecordCount(len(values)))
     if spec.isPartitioned():
         partition = spec.partitionToPath(iceberg.DataFiles.data(spec, folder.rsplit("/", 1)[1]))
         builder = builder.withPartitionPath(partition)

@@ -83,8 +83,10 @@ def partition_values(stored: str | None, field_types: list[str]) -> tuple[Any, .
 def partition_strings(stored: str | None, field_types: list[str]) -> tuple[str, ...] | None:
     """The index's partition as Iceberg's partition strings (what a Java DataFile builder takes)."""
     values = partition_values(stored, field_types)
-    if values is None:
-        return None
+    return None if values is None else _java_strings(values, field_types)
+
+
+def _java_strings(values: tuple[Any, ...], field_types: list[str]) -> tuple[str, ...]:
     out = []
     for value, kind in zip(values, field_types, strict=True):
         if value is None:
@@ -109,10 +111,9 @@ def index_files(files: list[str], sizes: dict[str, int], records: dict[str, int]
         if not path.lower().endswith(".parquet"):
             return f"{path} may not be a Parquet file (the index does not store formats): Iceberg plans the tasks in the JVM"
         values = partition_values(partitions.get(path), field_types)
-        strings = partition_strings(partitions.get(path), field_types)
-        if values is None or strings is None:
+        if values is None:
             return f"the partition of {path} cannot be restored from the index: Iceberg plans the tasks in the JVM"
-        built.append(StagedFile(path, sizes.get(path, 0), records.get(path, 0), strings, values))
+        built.append(StagedFile(path, sizes.get(path, 0), records.get(path, 0), _java_strings(values, field_types), values))
     if any(f.size <= 0 for f in built):
         return "a candidate's size is unknown to the index: Iceberg plans the tasks in the JVM"
     return tuple(built)
