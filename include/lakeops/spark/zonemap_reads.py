@@ -9,6 +9,7 @@ with the same filter."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from lakeops.zonemap.sql import to_spark_sql
 if TYPE_CHECKING:
     from pyiceberg.table import Table
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 log = logging.getLogger(__name__)
 
@@ -44,18 +46,38 @@ class SparkPrunedRead:
 def _arrow_frame(spark: SparkSession, qualified_name: str, table: Table, predicate: BooleanExpression,
                  snapshot: int | None, plan: ReadPlan) -> DataFrame | None:
     """The plan's files read in the driver by pyiceberg's Arrow reader, as a local DataFrame with the
-    table's Spark schema; None when Spark cannot take the Arrow types as its own (then Spark reads)."""
+    table's Spark schema; None when Spark cannot take the Arrow types as its own (then Spark reads).
+    The reader applies the predicate to every row, so the frame holds exactly the matching rows."""
     import pyarrow as pa
 
-    rows = arrow_rows(table.scan(row_filter=predicate, snapshot_id=snapshot), index_tasks(table, plan.files))
-    reader = spark.read.option("snapshot-id", snapshot) if snapshot is not None else spark.read
-    schema = reader.format("iceberg").load(qualified_name).schema
+    scan = table.scan(row_filter=predicate, snapshot_id=snapshot)
+    rows = arrow_rows(scan, index_tasks(table, plan.files))
     try:
-        return spark.createDataFrame(rows, schema=schema)
+        return spark.createDataFrame(rows, schema=_spark_schema(spark, scan.projection().model_dump_json()))
     except (pa.ArrowException, TypeError, ValueError) as e:
         log.info("zonemap read of %s: the Arrow rows do not convert to the Spark schema (%s); Spark reads the files",
                  qualified_name, e)
         return None
+
+
+def _spark_schema(spark: SparkSession, iceberg_schema_json: str) -> StructType:
+    """The Spark schema Iceberg's Spark catalog gives a table of this Iceberg schema (its own
+    conversion, SparkSchemaUtil), without loading the table through the catalog; kept per schema
+    (the conversion depends on nothing else)."""
+    from pyspark.sql.types import StructType
+
+    if iceberg_schema_json not in _SPARK_SCHEMAS:
+        gateway = jvm(spark)
+        converted = gateway.org.apache.iceberg.spark.SparkSchemaUtil.convert(
+            gateway.org.apache.iceberg.SchemaParser.fromJson(iceberg_schema_json))
+        if len(_SPARK_SCHEMAS) >= _SPARK_SCHEMAS_KEPT:
+            _SPARK_SCHEMAS.pop(next(iter(_SPARK_SCHEMAS)))
+        _SPARK_SCHEMAS[iceberg_schema_json] = StructType.fromJson(json.loads(converted.json()))
+    return _SPARK_SCHEMAS[iceberg_schema_json]
+
+
+_SPARK_SCHEMAS: dict[str, StructType] = {}
+_SPARK_SCHEMAS_KEPT = 64
 
 
 def _staged_tasks(spark: SparkSession, jtable: Any, plan: ReadPlan) -> Any:
@@ -123,7 +145,7 @@ def pruned_frame(spark: SparkSession, qualified_name: str, table: Table, predica
     if plan.method == "arrow":
         local = _arrow_frame(spark, qualified_name, table, predicate, snapshot, plan)
         if local is not None:
-            yield SparkPrunedRead(local.where(condition), len(plan.files), size, found, plan)
+            yield SparkPrunedRead(local, len(plan.files), size, found, plan)
             return
         plan = ReadPlan("staged", f"{plan.reason}; the Arrow rows did not convert, so staged", plan.files)
     gateway = jvm(spark)
