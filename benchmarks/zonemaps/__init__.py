@@ -183,8 +183,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--work-dir", default=str(PROJECT_ROOT / "build" / "bench-zonemaps"),
                         help="scratch folder for the benchmark's catalog and warehouse (emptied first)")
     parser.add_argument("--files", type=int, help="files in the table instead of 10,080 (results named zonemaps_FILES)")
+    parser.add_argument("--repetitions", type=int, help="warm runs per query and method (their median is reported); "
+                        "default 2")
     parser.add_argument("--selective-only", action="store_true",
-                        help="only the one-user_id queries (for --files 100000: the others read tens of thousands of files)")
+                        help="only the one-user_id queries (for --files 100000: the others read tens of thousands of "
+                             "files); results named zonemaps_selective unless --files names them")
     args = parser.parse_args(argv)
     configure_logging(logging.INFO)
     for noisy in ("lakeops.zonemap", "lakeops.spark"):
@@ -196,11 +199,12 @@ def main(argv: list[str]) -> int:
 
     load = "Load average {:.1f} / {:.1f} / {:.1f} at the start".format(*os.getloadavg())
     sizes = QUICK if args.quick else FULL
-    if args.files or args.selective_only:
-        sizes = dataclasses.replace(sizes, files=args.files or sizes.files, selective_only=args.selective_only)
+    if args.files or args.selective_only or args.repetitions:
+        sizes = dataclasses.replace(sizes, files=args.files or sizes.files, selective_only=args.selective_only,
+                                    repetitions=args.repetitions or sizes.repetitions)
     report = run(work, sizes)
     report = dataclasses.replace(report, load=load + ", {:.1f} / {:.1f} / {:.1f} at the end".format(*os.getloadavg()))
-    name = output_name(NAME, args.quick) + (f"_{args.files}" if args.files else "")
+    name = output_name(NAME, args.quick) + (f"_{args.files}" if args.files else "_selective" if args.selective_only else "")
     paths = write_results(name, render(report), {
         "sizes": dataclasses.asdict(report.sizes), "seconds": report.seconds, "table": dataclasses.asdict(report.table),
         "reads": [dataclasses.asdict(m) for m in report.reads], "memory": dataclasses.asdict(report.memory)})

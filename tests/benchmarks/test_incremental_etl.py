@@ -42,6 +42,12 @@ def test_medians_and_ratios_of_the_medians_and_per_repetition():
                    "load_average": {"before": (1.0, 1.0, 1.0), "after": (2.0, 2.0, 2.0)}}, QUICK)
     assert "| incremental | 2.00 | 0.00 | 2 | 9 |" in text
     assert "Goal: incremental at most 5% of full. Wall time 5.0%, bytes 2.0%" in text
+    assert "ran as" not in text
+    reps = [{"incremental": {"ran_as": "full", "reason": "the changes touched most files"}},
+            {"incremental": {"ran_as": "incremental", "reason": "changes since the watermarks"}}]
+    text = report({"medians": med, "ratios": ratio, "ratios_per_repetition_median": paired, "repetitions": reps,
+                   "load_average": {"before": (1.0, 1.0, 1.0), "after": (2.0, 2.0, 2.0)}}, QUICK)
+    assert "ran as a full recompute in 1 of 2 repetitions: the changes touched most files." in text
 
 
 @pytest.mark.spark

@@ -66,6 +66,10 @@ class ModelConfig:
     """Source name (as the SQL reads it) -> table, kind, keys, time_column."""
     schedule: str | None = None
     """A cron expression (a real data interval); unset: the model runs whenever one of its sources commits."""
+    full_recompute_share: float = 0.5
+    """An incremental run recomputes the whole table instead when a changelog source's changed files, read at both
+    snapshots, come to at least this share of the source's live bytes: it would read more than a full run (it also
+    reads the source for the affected keys). 0: never."""
     config_dir: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -88,6 +92,9 @@ class ModelConfig:
         if self.schedule is not None and not _CRON.fullmatch(self.schedule.strip()):
             raise ConfigError(f"{where}.schedule: {self.schedule!r} is not a cron expression (five fields, e.g. "
                               "'0 * * * *', or @hourly); leave it unset to run when a source commits")
+        if not isinstance(self.full_recompute_share, int | float) or self.full_recompute_share < 0:
+            raise ConfigError(f"{where}.full_recompute_share: {self.full_recompute_share!r} must be a number of 0 or more "
+                              "(0.5: a change read of half the source's bytes recomputes in full; 0: never)")
         if not self.sources:
             raise ConfigError(f"{where}.sources: a model reads at least one source, e.g. {{events: {{kind: append}}}}")
         for name, source in self.sources.items():

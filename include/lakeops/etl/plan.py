@@ -2,7 +2,7 @@
 
 * incremental: read the source snapshots after the watermark up to the source's current snapshot;
 * full: recompute the whole downstream table (first run, expired watermark, a rewrite of an
-  append-only source, or asked for);
+  append-only source, a change that touched most of a changelog source's files, or asked for);
 * backfill: recompute the downstream partitions of given dates by partition-scoped overwrite;
 * noop: every source is at its watermark.
 """
@@ -155,6 +155,18 @@ def plan_etl(model: ModelConfig, watermarks: dict[str, int], sources: dict[str, 
         return EtlPlan(model.name, "noop", tuple(ranges), reason=(
             "no source changed a row since its watermark (only compactions or commits that matched no row)"))
     return EtlPlan(model.name, "incremental", tuple(ranges), reason="changes since the watermarks")
+
+
+def full_is_cheaper(source: str, changed_bytes: int, live_bytes: int | None, share: float) -> str | None:
+    """Why a full recompute reads less than an incremental run when a changelog source's changed files (read at
+    both snapshots, changed_bytes) come to `share` of its live bytes or more (the model's full_recompute_share);
+    None when they do not, when share is 0, or when the source's size is unknown (no total-files-size in its
+    snapshot summary)."""
+    if not share or not live_bytes or changed_bytes < share * live_bytes:
+        return None
+    return (f"the changes of source {source} touched files holding {changed_bytes / live_bytes:.0%} of its "
+            f"{live_bytes:,} live bytes (read at both snapshots); an incremental run would read more than a full "
+            f"one, so the whole table is recomputed")
 
 
 def _run_kind(run_type: str | None) -> str:

@@ -10,6 +10,7 @@ which deletes the rows the recompute no longer yields."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import operator
@@ -19,10 +20,10 @@ from typing import TYPE_CHECKING
 
 from lakeops.config import LakeopsConfig
 from lakeops.config.models import ModelConfig
-from lakeops.etl.plan import EtlPlan, SourceRange, day_bounds, period_spans, span_condition
+from lakeops.etl.plan import EtlPlan, SourceRange, day_bounds, full_is_cheaper, period_spans, span_condition
 from lakeops.etl.state import keys_written
 from lakeops.ingest.ddl import create_table_sql
-from lakeops.spark.etl_changes import CHANGE_TYPE, appended, changelog
+from lakeops.spark.etl_changes import CHANGE_TYPE, ChangedFiles, appended, changed_between, changelog
 from lakeops.spark.etl_commit import commit_once
 from lakeops.spark.etl_model import model_rows
 from lakeops.spark.scan_tasks import StagedReads, java_table
@@ -125,20 +126,59 @@ def _key_columns(model: ModelConfig, name: str) -> list[Column]:
 
 
 def _changes(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, name: str, r: SourceRange,
-             staged: list[StagedReads]) -> DataFrame:
+             changed: dict[str, tuple[StagedReads, ChangedFiles]]) -> DataFrame:
     table = config.qualified(r.source)
     assert r.end_snapshot_id is not None
     if model.source(name).kind == "append":
         return appended(spark, table, r.start_snapshot_id, r.end_snapshot_id)
-    staged.append(StagedReads(spark, table, java_table(spark, table)))
+    staged, files = changed[name]
     # Only the changed rows' recompute values are needed here, not which change each is: no key, no pairing.
-    return changelog(spark, table, r.start_snapshot_id, r.end_snapshot_id, staged=staged[-1])
+    return changelog(spark, table, r.start_snapshot_id, r.end_snapshot_id, staged=staged, changed=files)
 
 
-def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan) -> _Merge | None:
+def _changed_files(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan,
+                   staged: list[StagedReads]) -> dict[str, tuple[StagedReads, ChangedFiles]]:
+    """Each changelog source with a range -> its staged reads and changed files, planned once for the cost check and
+    the read; the staged reads are appended to `staged` (the caller releases them)."""
+    changed = {}
+    for name, r in _ranges(model, plan).items():
+        if model.source(name).kind == "append" or r.start_snapshot_id == r.end_snapshot_id:
+            continue
+        assert r.start_snapshot_id is not None and r.end_snapshot_id is not None  # an incremental plan's range
+        table = config.qualified(r.source)
+        staged.append(StagedReads(spark, table, java_table(spark, table)))
+        changed[name] = (staged[-1], changed_between(staged[-1], r.start_snapshot_id, r.end_snapshot_id))
+    return changed
+
+
+def _cheaper_in_full(model: ModelConfig, plan: EtlPlan, changed: dict[str, tuple[StagedReads, ChangedFiles]]) -> str | None:
+    """Why a full recompute reads less than this incremental run (lakeops.etl.plan.full_is_cheaper), or None."""
+    ranges = _ranges(model, plan)
+    if not model.full_recompute_share:
+        return None
+    for name, (staged, files) in changed.items():
+        summary = staged.jtable.snapshot(ranges[name].end_snapshot_id).summary()
+        live = summary.get("total-files-size") if summary is not None else None
+        reason = full_is_cheaper(ranges[name].source, files.read_bytes(), int(live) if live else None,
+                                 model.full_recompute_share)
+        if reason:
+            return reason
+    return None
+
+
+def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan
+                 ) -> _Merge | EtlPlan | None:
+    """The incremental run's MERGE; None when the ranges hold no change; or the plan as a full recompute when that
+    reads less (a change that touched most of a changelog source's files)."""
     staged: list[StagedReads] = []
     try:
-        return _incremental_merge(spark, config, model, plan, staged)
+        changed = _changed_files(spark, config, model, plan, staged)
+        cheaper = _cheaper_in_full(model, plan, changed)
+        if cheaper is not None:
+            for reads in staged:
+                reads.release()
+            return dataclasses.replace(plan, mode="full", reason=cheaper)
+        return _incremental_merge(spark, config, model, plan, changed, staged)
     except BaseException:
         for reads in staged:
             reads.release()
@@ -146,12 +186,13 @@ def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig,
 
 
 def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan,
-                       staged: list[StagedReads]) -> _Merge | None:
+                       changed_files: dict[str, tuple[StagedReads, ChangedFiles]], staged: list[StagedReads]
+                       ) -> _Merge | None:
     from pyspark.sql import functions as F
 
     ranges = _ranges(model, plan)
     changed = {name: r for name, r in ranges.items() if r.start_snapshot_id != r.end_snapshot_id}
-    deltas = {name: _changes(spark, config, model, name, r, staged) for name, r in changed.items()}
+    deltas = {name: _changes(spark, config, model, name, r, changed_files) for name, r in changed.items()}
     appends = {name: deltas[name].drop(CHANGE_TYPE).cache() for name in changed if model.source(name).kind == "append"}
     key_names = [f"_lakeops_k{i}" for i in range(len(model.recompute_columns))]
     affected_parts = [(appends[name] if name in appends else deltas[name]).select(*_key_columns(model, name)) for name in changed]
@@ -225,15 +266,19 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
     target = config.qualified(model.table_name)
     spark.sparkContext.setJobDescription(f"lakeops etl {identity}")
     extra = {"lakeops.etl-dates": ",".join(d.isoformat() for d in plan.dates)} if plan.dates else {}
+    merge = _incremental(spark, config, model, plan) if plan.mode == "incremental" else None
+    if isinstance(merge, EtlPlan):  # the same work, under the same identity, done by a full recompute
+        log.warning("%s: %s", plan.model, merge.reason)
+        plan = merge
     if plan.mode in ("full", "backfill"):
         rows = _recompute(model, plan, spark, config)
         status, snapshot = commit_once(spark, catalog, target, identity, plan.new_watermarks,
                                        lambda: _overwrite(spark, config, model, plan, rows), extra, overwrite=True)
     else:
-        merge = _incremental(spark, config, model, plan)
         if merge is None:
             log.info("%s: the source range %s holds no change", plan.model, identity)
             return EtlResult(plan.model, plan.mode, "empty", plan.reason)
+        assert isinstance(merge, _Merge)
         try:
             status, snapshot = commit_once(spark, catalog, target, identity, plan.new_watermarks,
                                            lambda: _run_merge(spark, plan.model, merge), extra)

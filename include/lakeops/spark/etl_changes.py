@@ -13,6 +13,7 @@ the snapshots are one change, a row added and deleted in the range is none."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lakeops.spark.scan_tasks import PlannedFile, StagedReads, java_table, planned_files
@@ -44,24 +45,47 @@ def changed_files(before: dict[str, PlannedFile], after: dict[str, PlannedFile])
     return ([p for p in before if p not in after] + touched), ([p for p in after if p not in before] + touched)
 
 
+@dataclass(frozen=True)
+class ChangedFiles:
+    """A changelog source's files between two snapshots, as Iceberg plans them (manifests only): every live file at
+    each snapshot, and those of them the difference has to read (changed_files)."""
+
+    at_start: dict[str, PlannedFile]
+    at_end: dict[str, PlannedFile]
+    read_start: list[str]
+    read_end: list[str]
+
+    def read_bytes(self) -> int:
+        """Data file bytes the difference reads, both snapshots together (one JVM call per changed file)."""
+        return (sum(int(self.at_start[p].task.file().fileSizeInBytes()) for p in self.read_start)
+                + sum(int(self.at_end[p].task.file().fileSizeInBytes()) for p in self.read_end))
+
+
+def changed_between(staged: StagedReads, start: int, end: int) -> ChangedFiles:
+    """The files of staged's table live at `start` and `end`, and the ones their difference reads."""
+    at_start, at_end = planned_files(staged.jtable, start), planned_files(staged.jtable, end)
+    return ChangedFiles(at_start, at_end, *changed_files(at_start, at_end))
+
+
 def changelog(spark: SparkSession, table: str, start: int | None, end: int, key: tuple[str, ...] = (),
-              staged: StagedReads | None = None) -> DataFrame:
+              staged: StagedReads | None = None, changed: ChangedFiles | None = None) -> DataFrame:
     """The net changes of `table` from snapshot `start` (exclusive; None: empty) to `end`. With `key`, a key
     removed and added again is an update (update_before, update_after); without, a delete and an insert.
     The changed files are read through `staged` (released by the caller once the frame is no longer read;
-    None: a StagedReads of its own, never released, for a caller that reads the frame once in a session)."""
+    None: a StagedReads of its own, never released, for a caller that reads the frame once in a session);
+    `changed`: those files, when the caller has planned them already (changed_between on the same staged)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     if start is None:
         return spark.read.option("versionAsOf", str(end)).table(table).withColumn(CHANGE_TYPE, F.lit("insert"))
     staged = staged or StagedReads(spark, table, java_table(spark, table))
-    at_start, at_end = planned_files(staged.jtable, start), planned_files(staged.jtable, end)
-    read_start, read_end = changed_files(at_start, at_end)
+    changed = changed or changed_between(staged, start, end)
     log.info("changes of %s between snapshots %d and %d: %d of %d files read at the first, %d of %d at the second",
-             table, start, end, len(read_start), len(at_start), len(read_end), len(at_end))
-    before = staged.read([at_start[p].task for p in read_start])
-    after = staged.read([at_end[p].task for p in read_end])
+             table, start, end, len(changed.read_start), len(changed.at_start), len(changed.read_end),
+             len(changed.at_end))
+    before = staged.read([changed.at_start[p].task for p in changed.read_start])
+    after = staged.read([changed.at_end[p].task for p in changed.read_end])
     changes = net_changes(before, after)
     added = F.col(ADDED)
     if not key:

@@ -5,6 +5,7 @@ test_etl_crash.py."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from decimal import Decimal
 
@@ -117,6 +118,9 @@ def _orders_from_scratch(spark, config):
 @pytest.mark.parametrize("mode", ["copy-on-write"])
 def test_cdc_updates_and_deletes_reach_orders_current(catalog_spark, lakeops_config, mode):
     spark, config = catalog_spark, lakeops_config
+    # The changes rewrite both of the tiny source's files: read through the snapshot diff all the same.
+    model = dataclasses.replace(config.model("orders_current"), full_recompute_share=0)
+    config = dataclasses.replace(config, models={**config.models, "orders_current": model})
     create_tables(spark, config, "users", "orders")
     users, orders = config.qualified("users"), config.qualified("orders")
     for name in (users, orders):

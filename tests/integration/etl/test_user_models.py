@@ -114,6 +114,33 @@ def test_join_of_two_sources_with_late_data_on_one_side(catalog_spark, tmp_path)
     assert after["impressions"] == marks["impressions"] and after["clicks"] != marks["clicks"]
 
 
+def test_a_change_touching_most_of_the_source_recomputes_in_full(spark, tmp_path):
+    """With full_recompute_share 0.5: a change to one of ten day files stays incremental; an UPDATE of every
+    row (every file read at both snapshots) runs as a full recompute, says why, and moves the watermark."""
+    config, _ = user_models_config(spark, tmp_path, full_recompute_share=0.5)
+    create_tables(spark, config, "items")
+    items = config.qualified("items")
+    spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='2', {MOR})")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES " + ", ".join(
+        f"({i}, {i % 3}, {i}, TIMESTAMP '2026-11-{1 + i % 10:02d} 0{i % 7}:00:00')" for i in range(40)))
+    assert _run(spark, config, "items_by_group").mode == "full"
+
+    spark.sql(f"UPDATE {items} SET v = v + 1 WHERE id = 3")
+    narrow = _run(spark, config, "items_by_group")
+    assert (narrow.mode, narrow.status) == ("incremental", "committed")
+    assert _equal_to_scratch(spark, config, "items_by_group")
+
+    spark.sql(f"UPDATE {items} SET v = v + 100")
+    broad = _run(spark, config, "items_by_group")
+    assert (broad.mode, broad.status) == ("full", "committed"), broad
+    assert "the changes of source items touched files holding" in broad.reason
+    assert _equal_to_scratch(spark, config, "items_by_group")
+    catalog = load_catalog(config.catalog)
+    assert current_watermarks(catalog.load_table(config.identifier("items_by_group"))) == {
+        "items": catalog.load_table(config.identifier("items")).current_snapshot().snapshot_id}
+    assert _run(spark, config, "items_by_group").mode == "noop"
+
+
 def test_changelog_model_follows_equality_deletes(spark, tmp_path):
     """Equality delete files (Flink's and Kafka Connect's upserts write them; committed here through Iceberg's
     Java API) in a run's range, beside position deletes, and an id deleted by equality then inserted again

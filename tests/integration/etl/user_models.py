@@ -30,7 +30,9 @@ TABLES = {
                                               "impressions": "bigint", "clicks": "bigint"}, "partition_by": ["day(day)"]}},
 }
 MODELS = {
+    # The tests read its changes through the snapshot diff however much of the small source they touch.
     "items_by_group": {"sql": "items_by_group.sql", "key": ["grp", "day"], "partition_column": "day",
+                       "full_recompute_share": 0,
                        "sources": {"items": {"kind": "changelog", "time_column": "ts", "keys": DAY_KEY}}},
     "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day",
                "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
@@ -38,12 +40,14 @@ MODELS = {
 }
 
 
-def user_models_config(spark, base: Path):
-    """A config with the user models above on its own catalog, registered on spark."""
+def user_models_config(spark, base: Path, full_recompute_share: float = 0):
+    """A config with the user models above on its own catalog, registered on spark; items_by_group with the
+    given full_recompute_share (0: always the snapshot diff)."""
     (base / "items_by_group.sql").write_text(ITEMS_SQL)
     (base / "ad_day.sql").write_text(AD_DAY_SQL)
+    models = {**MODELS, "items_by_group": {**MODELS["items_by_group"], "full_recompute_share": full_recompute_share}}
     path = base / "lakeops.yaml"
-    path.write_text(yaml.safe_dump(config_data(base, TABLES, MODELS), sort_keys=False))
+    path.write_text(yaml.safe_dump(config_data(base, TABLES, models), sort_keys=False))
     config = load_config(path)
     register_catalog(spark, config)
     return config, path

@@ -28,6 +28,7 @@ def test_a_model_is_typed_with_its_defaults(tmp_path):
     assert model.recompute_columns == ("user_id", "day") and model.span_pruning
     assert model.key_expressions("events") == {"user_id": "user_id", "day": "date_trunc('day', event_time)"}
     assert model.source_table("events") == "events" and model.partition_grain == "day" and model.schedule is None
+    assert model.full_recompute_share == 0.5
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -43,6 +44,7 @@ def test_a_model_is_typed_with_its_defaults(tmp_path):
     ({"sources": []}, "sources: \\[\\] must be a mapping of source name to settings"),
     ({"table": "lakeops.other"}, "its table lakeops.other is not under tables; add an entry"),
     ({"owner": "x"}, "models.daily: unknown key 'owner'"),
+    ({"full_recompute_share": -0.1}, "models.daily.full_recompute_share: -0.1 must be a number of 0 or more"),
 ])
 def test_bad_values_are_named_with_the_fix(tmp_path, change, message):
     with pytest.raises(ConfigError, match=message):

@@ -12,6 +12,7 @@ from lakeops.etl.plan import (
     choose_backfill_dates,
     dates_between,
     day_bounds,
+    full_is_cheaper,
     hour_spans,
     period_spans,
     plan_etl,
@@ -145,3 +146,14 @@ def test_span_condition_bounds_every_span_in_epoch_micros():
         "(t.hour >= TIMESTAMP_MICROS(1795255200000000) AND t.hour < TIMESTAMP_MICROS(1795262400000000)) OR "
         "(t.hour >= TIMESTAMP_MICROS(1795338000000000) AND t.hour < TIMESTAMP_MICROS(1795341600000000))")
     assert span_condition("t.hour", []) == "FALSE"
+
+
+def test_a_change_touching_most_of_a_changelog_source_recomputes_in_full():
+    assert full_is_cheaper("orders", 499, 1000, 0.5) is None
+    assert full_is_cheaper("orders", 10, None, 0.5) is None  # size unknown: stay incremental
+    assert full_is_cheaper("orders", 10, 0, 0.5) is None
+    assert full_is_cheaper("orders", 2000, 1000, 0) is None  # 0: never
+    reason = full_is_cheaper("orders", 2000, 1000, 0.5)
+    assert reason is not None and "orders" in reason and "200%" in reason and "1,000 live bytes" in reason
+    assert full_is_cheaper("orders", 500, 1000, 0.5) is not None
+    assert full_is_cheaper("orders", 500, 1000, 0.6) is None
