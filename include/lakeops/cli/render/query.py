@@ -15,6 +15,9 @@ def render_query(d: dict[str, Any]) -> str:
         f"(min/max statistics alone keep {d['minmax_files']:,})",
         f"  a Spark read (lakeops.read): {d['spark_read']['method']}: {d['spark_read']['reason']}",
     ]
+    if d["spark_read"]["method"] == "plain":
+        lines.append(f"  note: this command reads all {d['candidate_files']:,} candidates in this process, one by one; "
+                     "for a predicate this broad a Spark read (lakeops.read) is faster")
     if "rows" in d:
         lines.append(f"  read {d['files_read']:,} file(s) in {d['read_ms']:,.1f} ms: {d['rows']:,} row(s)")
         lines += [f"  {row}" for row in d["shown"]]
