@@ -45,6 +45,7 @@ def test_a_model_is_typed_with_its_defaults(tmp_path):
     ({"table": "lakeops.other"}, "its table lakeops.other is not under tables; add an entry"),
     ({"owner": "x"}, "models.daily: unknown key 'owner'"),
     ({"full_recompute_share": -0.1}, "models.daily.full_recompute_share: -0.1 must be a number of 0 or more"),
+    ({"full_recompute_share": True}, "models.daily.full_recompute_share: True must be a number"),
 ])
 def test_bad_values_are_named_with_the_fix(tmp_path, change, message):
     with pytest.raises(ConfigError, match=message):
