@@ -153,9 +153,9 @@ def _changed_files(spark: SparkSession, config: LakeopsConfig, model: ModelConfi
 
 def _cheaper_in_full(model: ModelConfig, plan: EtlPlan, changed: dict[str, tuple[StagedReads, ChangedFiles]]) -> str | None:
     """Why a full recompute reads less than this incremental run (lakeops.etl.plan.full_is_cheaper), or None."""
-    ranges = _ranges(model, plan)
     if not model.full_recompute_share:
         return None
+    ranges = _ranges(model, plan)
     for name, (staged, files) in changed.items():
         summary = staged.jtable.snapshot(ranges[name].end_snapshot_id).summary()
         live = summary.get("total-files-size") if summary is not None else None
