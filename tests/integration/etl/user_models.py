@@ -30,9 +30,7 @@ TABLES = {
                                               "impressions": "bigint", "clicks": "bigint"}, "partition_by": ["day(day)"]}},
 }
 MODELS = {
-    # The tests read its changes through the snapshot diff however much of the small source they touch.
     "items_by_group": {"sql": "items_by_group.sql", "key": ["grp", "day"], "partition_column": "day",
-                       "full_recompute_share": 0,
                        "sources": {"items": {"kind": "changelog", "time_column": "ts", "keys": DAY_KEY}}},
     "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day",
                "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
@@ -42,7 +40,8 @@ MODELS = {
 
 def user_models_config(spark, base: Path, full_recompute_share: float = 0):
     """A config with the user models above on its own catalog, registered on spark; items_by_group with the
-    given full_recompute_share (0: always the snapshot diff)."""
+    given full_recompute_share (0, the default here: the tests read its changes through the snapshot diff
+    however much of their small source a change touches)."""
     (base / "items_by_group.sql").write_text(ITEMS_SQL)
     (base / "ad_day.sql").write_text(AD_DAY_SQL)
     models = {**MODELS, "items_by_group": {**MODELS["items_by_group"], "full_recompute_share": full_recompute_share}}
