@@ -199,9 +199,8 @@ def main(argv: list[str]) -> int:
 
     load = "Load average {:.1f} / {:.1f} / {:.1f} at the start".format(*os.getloadavg())
     sizes = QUICK if args.quick else FULL
-    if args.files or args.selective_only or args.repetitions:
-        sizes = dataclasses.replace(sizes, files=args.files or sizes.files, selective_only=args.selective_only,
-                                    repetitions=args.repetitions or sizes.repetitions)
+    sizes = dataclasses.replace(sizes, files=args.files or sizes.files, selective_only=args.selective_only,
+                                repetitions=args.repetitions or sizes.repetitions)
     report = run(work, sizes)
     report = dataclasses.replace(report, load=load + ", {:.1f} / {:.1f} / {:.1f} at the end".format(*os.getloadavg()))
     name = output_name(NAME, args.quick) + (f"_{args.files}" if args.files else "_selective" if args.selective_only else "")

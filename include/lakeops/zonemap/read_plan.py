@@ -80,13 +80,8 @@ def partition_values(stored: str | None, field_types: list[str]) -> tuple[Any, .
     return tuple(out)
 
 
-def partition_strings(stored: str | None, field_types: list[str]) -> tuple[str, ...] | None:
-    """The index's partition as Iceberg's partition strings (what a Java DataFile builder takes)."""
-    values = partition_values(stored, field_types)
-    return None if values is None else _java_strings(values, field_types)
-
-
-def _java_strings(values: tuple[Any, ...], field_types: list[str]) -> tuple[str, ...]:
+def java_strings(values: tuple[Any, ...], field_types: list[str]) -> tuple[str, ...]:
+    """A partition's values (partition_values) as Iceberg's partition strings (what a Java DataFile builder takes)."""
     out = []
     for value, kind in zip(values, field_types, strict=True):
         if value is None:
@@ -113,7 +108,7 @@ def index_files(files: list[str], sizes: dict[str, int], records: dict[str, int]
         values = partition_values(partitions.get(path), field_types)
         if values is None:
             return f"the partition of {path} cannot be restored from the index: Iceberg plans the tasks in the JVM"
-        built.append(StagedFile(path, sizes.get(path, 0), records.get(path, 0), _java_strings(values, field_types), values))
+        built.append(StagedFile(path, sizes.get(path, 0), records.get(path, 0), java_strings(values, field_types), values))
     if any(f.size <= 0 for f in built):
         return "a candidate's size is unknown to the index: Iceberg plans the tasks in the JVM"
     return tuple(built)

@@ -8,7 +8,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 from lakeops.exceptions import ZonemapError
-from lakeops.zonemap.read_plan import ARROW_MAX_FILES, MAX_STAGED, partition_strings, partition_values, plan_spark_read
+from lakeops.zonemap.read_plan import ARROW_MAX_FILES, MAX_STAGED, java_strings, partition_values, plan_spark_read
 from lakeops.zonemap.where import predicate_of
 
 SIZES = {"a.parquet": 10, "b.parquet": 20}
@@ -61,11 +61,12 @@ def test_partition_values_restore_pyiceberg_forms():
     assert partition_values("a,b", ["string"]) is None
 
 
-def test_partition_strings():
-    assert partition_strings("", []) == ()
-    assert partition_strings("7,DE,True", ["long", "string", "boolean"]) == ("7", "DE", "true")
-    assert partition_strings("1.5", ["double"]) is None
-    assert partition_strings(None, ["int"]) is None
+def test_java_strings():
+    assert java_strings((), []) == ()
+    types = ["long", "string", "boolean"]
+    assert java_strings(partition_values("7,DE,True", types), types) == ("7", "DE", "true")
+    assert partition_values("1.5", ["double"]) is None
+    assert partition_values(None, ["int"]) is None
 
 
 SCHEMA = Schema(NestedField(1, "user_id", LongType()), NestedField(2, "country", StringType()))
