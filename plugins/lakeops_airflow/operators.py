@@ -50,9 +50,10 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
 
     def __init__(self, *, job: str, job_args: list[str], conn_id: str | None = None,
                  conf: dict[str, str] | None = None, **kwargs: Any) -> None:
-        # Spark's INFO chatter would bury the job's own progress lines in the task log.
+        from lakeops.runtime import submit_conf
+
         kwargs.setdefault("pool", SPARK_POOL)
-        super().__init__(name=f"lakeops {job}", conf={"spark.log.level": "WARN", **(conf or {})}, **kwargs)
+        super().__init__(name=f"lakeops {job}", conf=submit_conf(conf), **kwargs)
         self.job = job
         self.job_args = job_args
         self.lakeops_conn_id = conn_id

@@ -9,7 +9,17 @@ import pytest
 
 import lakeops
 from lakeops.exceptions import ConfigError, SetupError
-from lakeops.runtime import JARS_POM, REQUIRED_JARS, job_names, maven_command, spark_jars, spark_job_path, spark_submit_command
+from lakeops.runtime import (
+    JARS_POM,
+    REQUIRED_JARS,
+    job_names,
+    maven_command,
+    spark_jars,
+    spark_job_path,
+    spark_submit_command,
+    submit_conf,
+    with_jit_option,
+)
 
 PACKAGE = Path(lakeops.__file__).resolve().parent
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -29,10 +39,33 @@ def jars(tmp_path, monkeypatch):
 def test_spark_submit_command(jars, tmp_path):
     assert spark_submit_command("stream_events", ["--table", "events", "--mode", "supervised"], tmp_path) == [
         "spark-submit", "--master", "local[2]", "--name", "lakeops stream_events", "--conf", "spark.log.level=WARN",
+        "--conf", "spark.driver.extraJavaOptions=-XX:-DontCompileHugeMethods",
+        "--conf", "spark.executor.extraJavaOptions=-XX:-DontCompileHugeMethods",
         "--jars", ",".join(str(jars / f"{name}-1.0.jar") for name in sorted(REQUIRED_JARS)),
         "--py-files", "/opt/lakeops/lakeops.zip", str(PACKAGE / "jobs" / "stream_events.py"),
         "--table", "events", "--mode", "supervised",
     ]
+
+
+def test_the_jit_option_joins_the_java_options_a_conf_already_gives():
+    assert with_jit_option({"spark.driver.extraJavaOptions": "-Dlog4j.configurationFile=/etc/spark/log4j2.xml"}) == {
+        "spark.driver.extraJavaOptions": "-XX:-DontCompileHugeMethods -Dlog4j.configurationFile=/etc/spark/log4j2.xml",
+        "spark.executor.extraJavaOptions": "-XX:-DontCompileHugeMethods",
+    }
+
+
+def test_a_conf_that_names_the_huge_methods_flag_itself_keeps_its_choice():
+    conf = {"spark.driver.extraJavaOptions": "-XX:+DontCompileHugeMethods",
+            "spark.executor.extraJavaOptions": "-Xss4m -XX:-DontCompileHugeMethods"}
+    assert with_jit_option(conf) == conf
+
+
+def test_submit_conf_lets_the_callers_settings_win():
+    assert submit_conf({"spark.log.level": "INFO", "spark.executor.memory": "2g"}) == {
+        "spark.log.level": "INFO", "spark.executor.memory": "2g",
+        "spark.driver.extraJavaOptions": "-XX:-DontCompileHugeMethods",
+        "spark.executor.extraJavaOptions": "-XX:-DontCompileHugeMethods",
+    }
 
 
 def test_spark_submit_command_builds_the_library_archive_when_none_is_given(jars, tmp_path, monkeypatch):

@@ -4,7 +4,9 @@ Fields the table has no column for are ignored, quarantined or added as columns 
 
 from __future__ import annotations
 
+import functools
 import logging
+import operator
 from typing import TYPE_CHECKING
 
 from lakeops.config import IngestConfig
@@ -70,10 +72,12 @@ def parse_events(raw: DataFrame, columns: tuple[LiveColumn, ...], ingest: Ingest
     looked_up = raw.select("value", "source_file", F.expr("try_parse_json(value)").alias("v")).select(
         "value", "source_file", "v", *[F.expr(sql).alias(f"t{i}") for i, sql in enumerate(typed_sql)])
     parsed = F.col("v").isNotNull()
+    is_object = F.coalesce(F.ltrim(F.col("value"), F.lit(" \t\r\n")).startswith("{"), F.lit(False))
     checks = [(~parsed, F.lit("malformed JSON: not a parseable JSON document")),
-              (parsed & ~F.ltrim(F.col("value"), F.lit(" \t\r\n")).startswith("{"),
+              (parsed & ~is_object,
                F.concat(F.lit("not a JSON object: got "), F.expr("left(to_json(v), 80)")))]
     values = {}
+    unknown_check = None
     for i, (column, path) in enumerate(zip(targets, paths, strict=True)):
         typed = F.col(f"t{i}")
         found = f"try_variant_get(v, \"{path}\", 'variant')"
@@ -88,13 +92,18 @@ def parse_events(raw: DataFrame, columns: tuple[LiveColumn, ...], ingest: Ingest
     if ingest is not None and ingest.unknown_field_policy == "quarantine":
         unknown = _unknown_fields(columns, ingest)
         first = F.element_at(unknown, 1)
-        checks.append((parsed & (F.size(unknown) > 0), F.concat(
+        unknown_check = parsed & (F.size(unknown) > 0)
+        checks.append((unknown_check, F.concat(
             F.lit("unknown field "), first, F.lit(" (value "),
             F.left(F.expr("get_json_object(value, concat('$[\\'', element_at(" + _unknown_sql(columns, ingest)
                           + ", 1), '\\']'))"), F.lit(80)),
             F.lit("): the table has no column for it; add the column, map it in ingest.fields, or set "
                   "ingest.unknown_fields: ignore or ingest.evolve: add_columns"))))
-    reason = F.coalesce(*[F.when(failed, message) for failed, message in checks])
+    # A row whose every column was found and typed needs none of the checks: only the others are looked at again.
+    fits = functools.reduce(operator.and_, [parsed, is_object, *[F.col(f"t{i}").isNotNull() for i in range(len(targets))]])
+    if unknown_check is not None:
+        fits = fits & ~unknown_check
+    reason = F.when(~fits, F.coalesce(*[F.when(failed, message) for failed, message in checks]))
     return looked_up.select("value", "source_file", *[expr.alias(name) for name, expr in values.items()],
                             reason.alias("reason"))
 

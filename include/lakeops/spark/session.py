@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from lakeops.catalog import ensure_embedded_storage, spark_catalog_conf, spark_s3_conf, spark_session_settings
 from lakeops.config import LakeopsConfig
 from lakeops.exceptions import SetupError
-from lakeops.runtime import spark_jars
+from lakeops.runtime import spark_jars, with_jit_option
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -29,9 +29,10 @@ def jvm(spark: SparkSession) -> Any:
 
 
 def session_conf(config: LakeopsConfig) -> dict[str, str]:
-    """Every setting the session gets: local defaults < secret redaction < catalog < S3 paths < the config file's spark.conf."""
-    return {**LOCAL_DEFAULTS, **spark_session_settings(), **spark_catalog_conf(config.catalog), **spark_s3_conf(config.catalog),
-            **config.spark.conf}
+    """Every setting the session gets: local defaults < secret redaction < catalog < S3 paths < the config file's spark.conf,
+    and the JIT option (lakeops.runtime.JIT_OPTION) beside any Java options among them."""
+    return with_jit_option({**LOCAL_DEFAULTS, **spark_session_settings(), **spark_catalog_conf(config.catalog),
+                            **spark_s3_conf(config.catalog), **config.spark.conf})
 
 
 def build_session(config: LakeopsConfig, app_name: str, master: str | None = None) -> SparkSession:

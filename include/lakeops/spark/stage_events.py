@@ -76,11 +76,20 @@ def _target(name: str, table: Table, data_dir: str, good_rows: bool, columns: di
     return Target(name, metadata.model_dump_json(), good_rows, tuple(columns))
 
 
+@dataclass(frozen=True)
+class StagedFiles:
+    data_files: dict[str, list[dict]]
+    """Table name -> data_file_to_dict data of the files written for it."""
+    source_files: frozenset[str]
+    """The landed files the rows came from."""
+
+
 def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataFrame, table: str, batch_id: str,
-                       events: Table, quarantine: Table, data_dirs: dict[str, str]) -> dict[str, list[dict]]:
+                       events: Table, quarantine: Table, data_dirs: dict[str, str], report_sources: bool = False
+                       ) -> StagedFiles:
     """One pass over the parsed rows: good rows become data files of `events` (clustered by its
-    partitions, sorted by the table's sort order), bad rows data files of `quarantine`. Returns table
-    name -> data_file_to_dict data of the files written. Commits nothing."""
+    partitions, sorted by the table's sort order), bad rows data files of `quarantine`. Commits nothing.
+    report_sources: name the landed files read (source_files; else empty)."""
     from pyspark.sql import functions as F
 
     from lakeops.tables.live import sort_columns
@@ -98,9 +107,11 @@ def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataF
     targets = [_target(spec.name, events, data_dirs[spec.name], True, columns),
                _target(spec.quarantine_name, quarantine, data_dirs[spec.quarantine_name], False, {})]
     written: dict[str, list[dict]] = {t.name: [] for t in targets}
-    for row in rows.mapInArrow(data_file_writer(targets, config.catalog), OUTPUT_SCHEMA).collect():
+    sources: set[str] = set()
+    for row in rows.mapInArrow(data_file_writer(targets, config.catalog, report_sources), OUTPUT_SCHEMA).collect():
         written[row.target].append(json.loads(row.data_file))
-    return written
+        sources.update(row.source_files)
+    return StagedFiles(written, frozenset(sources))
 
 
 def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: IngestPlan, writer: int,
@@ -132,7 +143,7 @@ def run_stage(spark: SparkSession, config: LakeopsConfig, table: str, plan: Inge
     if share:
         spark.sparkContext.setJobDescription(f"lakeops stage {plan.batch_id} writer {writer}: parse and write {len(share)} files")
         parsed = read_landed(spark, share, event_columns(events), spec.ingest)
-        written = write_staged_files(spark, config, parsed, table, plan.batch_id, events, quarantine, data_dirs)
+        written = write_staged_files(spark, config, parsed, table, plan.batch_id, events, quarantine, data_dirs).data_files
     rows = sum(f["record_count"] for f in written.get(spec.name, []))
     quarantined = sum(f["record_count"] for f in written.get(spec.quarantine_name, []))
     data_files = sum(len(f) for f in written.values())

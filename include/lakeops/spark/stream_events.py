@@ -1,7 +1,8 @@
 """Run the streaming ingest query of a table: Spark's file source over the landing zone (or its Kafka source over
-the table's topic), and a foreachBatch sink that commits each micro-batch exactly like a batch ingest (quarantine
-first, the WAP-guarded append, or for a cdc table the MERGE, under the micro-batch's identity, then the micro
-zonemap). A micro-batch read from Kafka records the offsets it read up to in its commits' snapshot summary, and a
+the table's topic), and a foreachBatch sink that commits each micro-batch exactly once under the micro-batch's
+identity: events in one pass over the lines (lakeops.spark.one_pass_commit: good and bad rows written together, then
+quarantine first, the table second, each commit checking the batch id), a cdc table through the MERGE; then the micro
+zonemap. A micro-batch read from Kafka records the offsets it read up to in its commits' snapshot summary, and a
 query with a fresh checkpoint starts from the offsets the table recorded.
 
 Exactly once across restarts: Spark writes a micro-batch's offsets (which files) to the checkpoint
@@ -27,9 +28,10 @@ from lakeops.ingest.kafka import advanced, offsets_property, render_offsets
 from lakeops.ingest.stream import AVAILABLE_NOW, StreamPlan, micro_batch_id, progress_line
 from lakeops.phases import add_phases, render_phases
 from lakeops.spark.cdc_apply import apply_changes
-from lakeops.spark.ingest_events import IngestResult, commit_events, current_columns, ensure_tables, parsed_lines
+from lakeops.spark.ingest_events import IngestResult, current_columns, ensure_tables, parsed_lines
 from lakeops.spark.kafka_batch import table_offsets
 from lakeops.spark.kafka_source import read_stream
+from lakeops.spark.one_pass_commit import commit_events_one_pass
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -101,9 +103,9 @@ class MicroBatchWriter:
         else:
             raw = raw.where("value IS NOT NULL")
             columns = current_columns(spark, self.catalog, self.config, table, raw)
-            result = commit_events(spark, self.catalog, self.config, table,
-                                   parsed_lines(raw, columns, self.config.table(table).ingest), batch_id, columns,
-                                   None if self.plan.kafka is None else 0, extra)
+            result = commit_events_one_pass(spark, self.catalog, self.config, table,
+                                            parsed_lines(raw, columns, self.config.table(table).ingest), batch_id,
+                                            None if self.plan.kafka is None else 0, extra)
         self.results.append(result)
         log.info("micro-batch %d %s: %d files, %d rows, %d quarantined, snapshot %s (%.1f s) phases %s", epoch,
                  result.status, result.files, result.rows, result.quarantined, result.snapshot_id,

@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from lakeops.config import CatalogConfig
 
 REASON = "reason"
-OUTPUT_SCHEMA = "target string, data_file string"
-"""mapInArrow's output: one row per data file written: its target's name and data_file_to_dict as JSON."""
+SOURCE_FILE = "source_file"
+OUTPUT_SCHEMA = "target string, data_file string, source_files array<string>"
+"""mapInArrow's output: one row per data file written: its target's name, data_file_to_dict as JSON, and the landed
+files the task read rows of (so a caller counts the files of a batch without another pass)."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,10 @@ def _write_target(rows: pa.Table, target: Target, catalog: CatalogConfig) -> lis
             for f in write_file(io, metadata, iter(tasks))]
 
 
-def data_file_writer(targets: list[Target],
-                     catalog: CatalogConfig) -> Callable[[Iterable[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """A mapInArrow function writing the rows of one Spark partition as data files of every target."""
+def data_file_writer(targets: list[Target], catalog: CatalogConfig, report_sources: bool = False
+                     ) -> Callable[[Iterable[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """A mapInArrow function writing the rows of one Spark partition as data files of every target; report_sources:
+    fill source_files (else empty; a Kafka record's source_file is its offset, one per row)."""
 
     def write(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         try:
@@ -95,17 +98,20 @@ def data_file_writer(targets: list[Target],
                               f"Python has no pyiceberg ({e}); install pyiceberg and pyarrow (requirements.lock) in the "
                               "executors' Python (PYSPARK_PYTHON), or set ingest.commit_mode: direct") from e
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         received = [b for b in batches if b.num_rows]
         if not received:
             return
         rows = pa.Table.from_batches(received)
+        sources = pc.unique(rows.column(SOURCE_FILE)).drop_null().to_pylist() if report_sources else []
         names, files = [], []
         for target in targets:
             written = _write_target(rows, target, catalog)
             names += [target.name] * len(written)
             files += written
-        yield pa.RecordBatch.from_pydict({"target": names, "data_file": files},
-                                         schema=pa.schema([("target", pa.string()), ("data_file", pa.string())]))
+        yield pa.RecordBatch.from_pydict({"target": names, "data_file": files, "source_files": [sources] * len(files)},
+                                         schema=pa.schema([("target", pa.string()), ("data_file", pa.string()),
+                                                           ("source_files", pa.list_(pa.string()))]))
 
     return write
