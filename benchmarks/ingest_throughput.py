@@ -2,8 +2,9 @@
 
 Each scenario below runs the supervised streaming job (spark_jobs/stream_events.py, the long-running
 query, local[2]) on the shipped `events` table in a fresh embedded catalog: micro zonemaps written
-after every commit, quarantine on (the generator's bad lines), exactly-once commits. Input comes from
-the paced generator (lakeops.generator.paced):
+after every commit, quarantine on (the generator's bad lines), exactly-once commits, in each commit
+mode (staged: each micro-batch written in one pass; direct: cached, counted, two Spark writes). Input
+comes from the paced generator (lakeops.generator.paced):
 
 * backlog: the scenario's whole input is landed before the job starts; measured from the first
   commit to the last, so the job's start-up is kept out;
@@ -58,17 +59,20 @@ class Scenario:
     rows_per_file: int
     trigger_seconds: int
     max_files_per_trigger: int
+    commit_mode: str = "staged"
+    """ingest.commit_mode of the table: staged (each micro-batch written in one pass) or direct (cached, two writes)."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}, {self.commit_mode}"
 
 
 TARGET = 43_000
-FULL = (
-    Scenario("backlog", True, TARGET, 600, TARGET, 10, 20),
-    Scenario("live", False, TARGET, 600, TARGET, 10, 20),
-)
-QUICK = (
-    Scenario("backlog", True, TARGET, 20, TARGET // 2, 10, 20),
-    Scenario("live", False, TARGET, 20, TARGET // 2, 10, 20),
-)
+COMMIT_MODES = ("staged", "direct")
+FULL = tuple(Scenario(name, backlog, TARGET, 600, TARGET, 10, 20, mode)
+             for mode in COMMIT_MODES for name, backlog in (("backlog", True), ("live", False)))
+QUICK = tuple(Scenario(name, backlog, TARGET, 20, TARGET // 2, 10, 20, mode)
+              for mode in COMMIT_MODES for name, backlog in (("backlog", True), ("live", False)))
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,7 @@ def bench_config(work: Path, s: Scenario):
     events = data["tables"]["lakeops.events"]
     events["streaming"] = {**events.get("streaming", {}), "trigger_interval_seconds": s.trigger_seconds,
                            "max_files_per_trigger": s.max_files_per_trigger}
-    events["ingest"] = {**events.get("ingest", {}), "mode": "streaming"}
+    events["ingest"] = {**events.get("ingest", {}), "mode": "streaming", "commit_mode": s.commit_mode}
     data["tables"] = {"events": events}
     data.pop("models", None)  # the models' tables are not part of this benchmark
     path = work / "lakeops.yaml"
@@ -183,7 +187,7 @@ def tree_cpu_s(pid: int) -> float:
 def _commits(config, since_ms: int) -> tuple[int, int]:
     """(Iceberg commits to events and its quarantine after since_ms, data files the batches added to events).
     A commit is a new metadata file (a publish that fast-forwards the branch adds no snapshot); a batch's files
-    are counted on its staged snapshot (wap.id), once."""
+    are counted once, on the snapshot that carries its batch id (a cherry-pick's copy names the published wap.id)."""
     from lakeops.catalog import load_catalog
 
     catalog = load_catalog(config.catalog)
@@ -193,7 +197,8 @@ def _commits(config, since_ms: int) -> tuple[int, int]:
         commits += sum(e.timestamp_ms >= since_ms for e in table.metadata.metadata_log) + 1
         for snap in table.snapshots():
             summary = snap.summary or {}
-            if name == "events" and snap.timestamp_ms >= since_ms and summary.get("wap.id"):
+            if (name == "events" and snap.timestamp_ms >= since_ms and summary.get("lakeops.batch-id")
+                    and not summary.get("published-wap-id")):
                 files += int(summary.get("added-data-files", 0))
     return commits, files
 
@@ -224,7 +229,7 @@ def run_scenario(s: Scenario) -> Measured:
             run = land_paced(config.landing_root, schedule, "b", pool)
             m.landed_rows, m.landed_good = run.rows, run.rows - run.bad
             m.generator_rows_per_s = run.rows_per_second
-            print(f"  {s.name}: landed {run.rows:,} rows in {run.files} files ({run.seconds:.0f} s)", flush=True)
+            print(f"  {s.label}: landed {run.rows:,} rows in {run.files} files ({run.seconds:.0f} s)", flush=True)
         else:
             land_paced(config.landing_root, pace(100, 100, 1), "warmup", pool)
         command = spark_submit_command("stream_events", ["--table", "events", "--mode", "supervised", "--run-seconds",
@@ -401,12 +406,12 @@ def report(ms: list[Measured], load: tuple[str, str]) -> str:
                  if m.freshness else "-")
         total = sum(m.phases.values()) or 1
         split = ", ".join(f"{k} {v / total:.0%}" for k, v in m.phases.items())
-        rows.append([s.name, f"{s.rows_per_second:,} x {s.seconds} s", f"{m.generator_rows_per_s:,.0f}",
+        rows.append([s.label, f"{s.rows_per_second:,} x {s.seconds} s", f"{m.generator_rows_per_s:,.0f}",
                      f"{m.committed_rows:,}", f"{m.seconds:.0f}", f"{m.rows_per_s:,.0f}",
                      "yes" if m.rows_per_s >= TARGET and m.drained else "no", fresh,
                      f"{m.cpu_s_per_million:.0f}", f"{m.micro_batches / minutes:.1f}", f"{m.data_files / minutes:.1f}",
                      f"{m.commits / minutes:.1f}", split])
-    table = markdown_table(["scenario", "input", "landed rows/s", "rows committed", "s", "rows/s committed",
+    table = markdown_table(["scenario, commit mode", "input", "landed rows/s", "rows committed", "s", "rows/s committed",
                             f">= {TARGET:,}/s", "freshness median / p95 / max s", "CPU s per M rows",
                             "micro-batches/min", "data files/min", "Iceberg commits/min", "time split"], rows)
     s0 = ms[0].scenario
@@ -414,8 +419,8 @@ def report(ms: list[Measured], load: tuple[str, str]) -> str:
             f"`events` table with micro zonemaps and quarantine on; files of {s0.rows_per_file:,} rows, trigger "
             f"{s0.trigger_seconds} s, at most {s0.max_files_per_trigger} files per micro-batch. Machine: "
             f"{os.cpu_count()} cores, shared; load average {load[0]} before, {load[1]} after.\n\n{table}\n\n"
-            f"Iceberg commits: new metadata files of `events` and its quarantine (each batch stages and publishes "
-            f"on both: 4 commits when it has bad lines). "
+            f"Iceberg commits: new metadata files of `events` and its quarantine (a micro-batch with bad lines makes 2 "
+            f"in staged mode, the quarantine's and the table's, and 4 in direct mode, a stage and a publish on each). "
             f"Freshness goal: under {FRESHNESS_GOAL_S:.0f} s.\n")
 
 
@@ -427,7 +432,7 @@ def plot(ms: list[Measured], name: str) -> Path:
             if t1 > t0:
                 xs.append(t1)
                 ys.append((r1 - r0) / (t1 - t0))
-        ax.plot(xs, ys, marker="o", markersize=2, linewidth=0.8, label=m.scenario.name)
+        ax.plot(xs, ys, marker="o", markersize=2, linewidth=0.8, label=m.scenario.label)
     ax.axhline(TARGET, color="tab:red", linestyle="--", linewidth=1, label=f"target {TARGET:,} rows/s")
     ax.set_xlabel("s since the measured start")
     ax.set_ylabel("rows/s committed (per commit)")
@@ -444,20 +449,22 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seconds", type=int, help="seconds of input per streaming scenario (default: the scenarios')")
     parser.add_argument("--stream-only", action="store_true", help="skip the batch-mode runs")
     parser.add_argument("--batch-seconds", type=int, help="seconds of input of the batch run (default: BATCH's)")
+    parser.add_argument("--commit-mode", choices=COMMIT_MODES,
+                        help="only the streaming scenarios of this commit mode (results ingest_throughput_<mode>)")
     args = parser.parse_args(argv)
-    scenarios = QUICK if args.quick else FULL
+    scenarios = tuple(s for s in (QUICK if args.quick else FULL) if args.commit_mode in (None, s.commit_mode))
     if args.seconds:
         scenarios = tuple(Scenario(**{**asdict(s), "seconds": args.seconds}) for s in scenarios)
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"ingest throughput: {load_before}; nproc {os.cpu_count()}", flush=True)
-    name = output_name(NAME, args.quick)
+    name = output_name(NAME + (f"_{args.commit_mode}" if args.commit_mode else ""), args.quick)
     batch_scenario = BATCH_QUICK if args.quick else BATCH
     if args.batch_seconds:
         batch_scenario = BatchScenario(**{**asdict(batch_scenario), "seconds": args.batch_seconds})
     measured: list[Measured] = []
     for s in scenarios:
         m = run_scenario(s)
-        print(f"  {s.name}: {m.committed_rows:,} rows in {m.seconds:.0f} s = {m.rows_per_s:,.0f} rows/s, "
+        print(f"  {s.label}: {m.committed_rows:,} rows in {m.seconds:.0f} s = {m.rows_per_s:,.0f} rows/s, "
               f"{m.cpu_s_per_million:.0f} CPU s/M rows, phases {m.phases}", flush=True)
         measured.append(m)
         _write(name, measured, None, load_before)

@@ -11,8 +11,10 @@ from lakeops.catalog import load_catalog
 from lakeops.generator.paced import EventPool, PacedRun, pace
 
 
-def test_scenarios_target_the_seeds_rate_for_ten_minutes_of_backlog_and_of_live_arrival():
-    assert [(s.name, s.rows_per_second, s.seconds) for s in FULL] == [("backlog", TARGET, 600), ("live", TARGET, 600)]
+def test_scenarios_target_the_seeds_rate_for_ten_minutes_of_backlog_and_of_live_arrival_in_both_commit_modes():
+    assert [(s.label, s.rows_per_second, s.seconds) for s in FULL] == [
+        ("backlog, staged", TARGET, 600), ("live, staged", TARGET, 600),
+        ("backlog, direct", TARGET, 600), ("live, direct", TARGET, 600)]
     assert TARGET == 43_000 and all(s.seconds == 20 for s in QUICK)
 
 

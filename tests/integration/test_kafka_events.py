@@ -63,7 +63,8 @@ def test_kafka_events_exactly_once_through_a_killed_run_and_a_stream(spark, tmp_
     columns = {"click_id": "string not null", "n": "bigint not null", "ingested_at": "timestamp"}
     kafka = {"topic": topic, "bootstrap_servers": bootstrap}
     tables = {BATCH: {"create": {"columns": columns}, "ingest": {"kafka": kafka}},
-              STREAM: {"create": {"columns": columns}, "ingest": {"kafka": kafka, "mode": "streaming"}}}
+              STREAM: {"create": {"columns": columns},
+                       "ingest": {"kafka": kafka, "mode": "streaming", "commit_mode": "staged"}}}
     path = tmp_path / "lakeops.yaml"
     path.write_text(yaml.safe_dump(config_data(tmp_path, tables)))
     config = load_config(path)
@@ -95,3 +96,6 @@ def test_kafka_events_exactly_once_through_a_killed_run_and_a_stream(spark, tmp_
     assert (streamed.rows, streamed.quarantined) == (300, len(bad_first) + len(bad_later))
     assert sorted(_table(config, STREAM).scan(selected_fields=("n",)).to_arrow().column("n").to_pylist()) == list(range(300))
     assert _last_offsets(config, STREAM, topic) == end
+    summary = _table(config, STREAM).current_snapshot().summary.additional_properties
+    assert (summary["lakeops.commit-mode"], summary["lakeops.files"]) == ("one-pass", "0"), \
+        "the staged stream writes each micro-batch in one pass; a Kafka batch has no landed files"

@@ -676,10 +676,14 @@ def test_ingest_mode_is_batch_or_streaming(make_config):
         make_config(events_table(ingest={"mode": "stream"}))
 
 
-def test_streaming_commits_each_micro_batch_itself(make_config):
-    with pytest.raises(ConfigError, match=r"ingest.commit_mode: 'staged' applies to batch ingest; .* Use commit_mode: direct "
-                                          r"with mode: streaming"):
-        make_config(events_table(ingest={"mode": "streaming", "commit_mode": "staged"}))
+def test_streaming_takes_either_commit_mode_and_stages_kafka_micro_batches_too(make_config):
+    kafka = {"bootstrap_servers": "broker:9092", "topic": "events"}
+    for settings in ({"mode": "streaming", "commit_mode": "staged"},
+                     {"mode": "streaming", "commit_mode": "staged", "kafka": kafka}):
+        assert make_config(events_table(ingest=settings)).table("events").ingest.commit_mode == "staged"
+    with pytest.raises(ConfigError, match=r"ingest.commit_mode: staged splits landed files among writers; .* \(or mode: "
+                                          r"streaming"):
+        make_config(events_table(ingest={"commit_mode": "staged", "kafka": kafka}))
 
 
 def test_cdc_tables_stream_but_never_stage(make_config):

@@ -1,9 +1,10 @@
 """Run the streaming ingest query of a table: Spark's file source over the landing zone (or its Kafka source over
 the table's topic), and a foreachBatch sink that commits each micro-batch exactly once under the micro-batch's
-identity: events in one pass over the lines (lakeops.spark.one_pass_commit: good and bad rows written together, then
-quarantine first, the table second, each commit checking the batch id), a cdc table through the MERGE; then the micro
-zonemap. A micro-batch read from Kafka records the offsets it read up to in its commits' snapshot summary, and a
-query with a fresh checkpoint starts from the offsets the table recorded.
+identity, quarantine first: events exactly like a batch ingest (the WAP-guarded append) or, with commit_mode staged,
+in one pass over the lines (lakeops.spark.one_pass_commit: good and bad rows written together, each commit checking
+the batch id); a cdc table through the MERGE; then the micro zonemap. A micro-batch read from Kafka records the
+offsets it read up to in its commits' snapshot summary, and a query with a fresh checkpoint starts from the offsets the
+table recorded.
 
 Exactly once across restarts: Spark writes a micro-batch's offsets (which files) to the checkpoint
 before running it and marks it done in the checkpoint's commit log after; a crash in between makes
@@ -28,7 +29,7 @@ from lakeops.ingest.kafka import advanced, offsets_property, render_offsets
 from lakeops.ingest.stream import AVAILABLE_NOW, StreamPlan, micro_batch_id, progress_line
 from lakeops.phases import add_phases, render_phases
 from lakeops.spark.cdc_apply import apply_changes
-from lakeops.spark.ingest_events import IngestResult, current_columns, ensure_tables, parsed_lines
+from lakeops.spark.ingest_events import IngestResult, commit_events, current_columns, ensure_tables, parsed_lines
 from lakeops.spark.kafka_batch import table_offsets
 from lakeops.spark.kafka_source import read_stream
 from lakeops.spark.one_pass_commit import commit_events_one_pass
@@ -103,9 +104,12 @@ class MicroBatchWriter:
         else:
             raw = raw.where("value IS NOT NULL")
             columns = current_columns(spark, self.catalog, self.config, table, raw)
-            result = commit_events_one_pass(spark, self.catalog, self.config, table,
-                                            parsed_lines(raw, columns, self.config.table(table).ingest), batch_id,
-                                            None if self.plan.kafka is None else 0, extra)
+            ingest = self.config.table(table).ingest
+            parsed, files = parsed_lines(raw, columns, ingest), None if self.plan.kafka is None else 0
+            if ingest.commit_mode == "staged":
+                result = commit_events_one_pass(spark, self.catalog, self.config, table, parsed, batch_id, files, extra)
+            else:
+                result = commit_events(spark, self.catalog, self.config, table, parsed, batch_id, columns, files, extra)
         self.results.append(result)
         log.info("micro-batch %d %s: %d files, %d rows, %d quarantined, snapshot %s (%.1f s) phases %s", epoch,
                  result.status, result.files, result.rows, result.quarantined, result.snapshot_id,

@@ -10,18 +10,20 @@ import yaml
 from tests.conftest import PROJECT_ROOT, make_test_config, register_catalog
 
 
-def streaming_tables(**streaming) -> dict:
-    """The shipped tables, with `events` streamed (ingest.mode) and its streaming section set to `streaming`."""
+def streaming_tables(commit_mode: str = "direct", **streaming) -> dict:
+    """The shipped tables, with `events` streamed (ingest.mode) in commit_mode and its streaming section set to
+    `streaming`."""
     tables = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())["tables"]
     tables["lakeops.events"]["streaming"] = streaming
-    tables["lakeops.events"]["ingest"] = {**tables["lakeops.events"].get("ingest", {}), "mode": "streaming"}
+    tables["lakeops.events"]["ingest"] = {**tables["lakeops.events"].get("ingest", {}), "mode": "streaming",
+                                          "commit_mode": commit_mode}
     return tables
 
 
-def streaming_config_file(path: Path, **streaming) -> Path:
+def streaming_config_file(path: Path, commit_mode: str = "direct", **streaming) -> Path:
     """The shipped config file with `events` streamed (streaming_tables), written to `path`."""
     data = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
-    data["tables"] = streaming_tables(**streaming)
+    data["tables"] = streaming_tables(commit_mode, **streaming)
     data.pop("models")  # not needed here; their SQL files are named relative to the shipped file
     path.write_text(yaml.safe_dump(data))
     return path

@@ -33,12 +33,12 @@ KILL_AFTER_COMMITS = 2
 WAIT_S = 420
 
 
-def _config_file(tmp_path):
+def _config_file(tmp_path, commit_mode):
     """A config file for the spark-submit and this process: its own catalog, one file per micro-batch."""
     data = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
     data["catalog"] = {"name": f"t{uuid.uuid4().hex[:10]}", "namespace": "lakeops", "data_dir": str(tmp_path / "data")}
     data["landing_dir"] = str(tmp_path / "landing")
-    data["tables"] = streaming_tables(max_files_per_trigger=1)
+    data["tables"] = streaming_tables(commit_mode, max_files_per_trigger=1)
     data.pop("models")  # not needed here; their SQL files are named relative to the shipped file
     path = tmp_path / "lakeops.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -49,8 +49,9 @@ def _epoch(summary: dict[str, str]) -> int:
     return int(summary["lakeops.batch-id"].rsplit("-", 1)[1])
 
 
-def test_stream_killed_with_sigkill_and_restarted_commits_every_row_once(spark, tmp_path):
-    config_path = _config_file(tmp_path)
+@pytest.mark.parametrize("commit_mode", ["direct", "staged"])
+def test_stream_killed_with_sigkill_and_restarted_commits_every_row_once(spark, tmp_path, commit_mode):
+    config_path = _config_file(tmp_path, commit_mode)
     config = load_config(config_path)
     landed = generate_events(config.landing_root, START, FILES, 60, seed=51, users=200, bad_fraction=0.05)
     command = spark_submit_command("stream_events", ["--table", "events", "--mode", "supervised", "--run-seconds", "600",

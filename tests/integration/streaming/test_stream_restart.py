@@ -16,6 +16,8 @@ from lakeops.generator import generate_events
 from lakeops.ingest.stream import AVAILABLE_NOW, plan_stream
 from lakeops.spark.stream_events import run_stream
 from lakeops.zonemap.micro import micro_zonemap_uri
+from tests.conftest import make_test_config, register_catalog
+from tests.integration.streaming.conftest import streaming_tables
 from tests.integration.streaming.helpers import committed_event_ids, micro_batch_logs, quarantined_rows, stream_commits
 
 pytestmark = pytest.mark.spark
@@ -27,7 +29,7 @@ def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_append
         stream_spark, stream_config, monkeypatch):
     landed = generate_events(stream_config.landing_root, START, 6, 60, seed=11, users=200, bad_fraction=0.05)
     plan = plan_stream(stream_config, "events", AVAILABLE_NOW)
-    real_commit = lakeops.spark.stream_events.commit_events_one_pass
+    real_commit = lakeops.spark.stream_events.commit_events
     calls = []
 
     def commit_then_crash(*args, **kwargs):
@@ -37,7 +39,7 @@ def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_append
             raise RuntimeError("crash after the Iceberg commit, before the checkpoint's commit log")
         return result
 
-    monkeypatch.setattr(lakeops.spark.stream_events, "commit_events_one_pass", commit_then_crash)
+    monkeypatch.setattr(lakeops.spark.stream_events, "commit_events", commit_then_crash)
     with pytest.raises(Exception, match="crash after the Iceberg commit"):
         run_stream(stream_spark, stream_config, plan)
     monkeypatch.undo()
@@ -67,7 +69,9 @@ def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_append
 
 
 def test_micro_batch_crashed_after_writing_before_its_commit_is_rewritten_once_and_its_first_files_deleted(
-        stream_spark, stream_config, monkeypatch):
+        spark, tmp_path, monkeypatch):
+    stream_config = make_test_config(tmp_path, streaming_tables("staged", max_files_per_trigger=2))
+    stream_spark = register_catalog(spark, stream_config)
     landed = generate_events(stream_config.landing_root, START, 4, 60, seed=12, users=200, bad_fraction=0.05)
     plan = plan_stream(stream_config, "events", AVAILABLE_NOW)
     written = []
