@@ -56,8 +56,10 @@ def commit_events_one_pass(spark: SparkSession, catalog: Catalog, config: Lakeop
                  spec.quarantine_name: attempt_data_dir(quarantine.location(), key, WRITER, attempt)}
     spark.sparkContext.setJobDescription(f"lakeops ingest {batch_id}: parse and write in one pass")
     with timer.phase("parse_write"):
+        # Unclustered: the tasks that parse the lines write them too, in parallel; a micro-batch of events that
+        # arrive in time order leaves one file per task, not one for the whole micro-batch.
         written = write_staged_files(spark, config, parsed, table, batch_id, events, quarantine, data_dirs,
-                                     report_sources=files is None)
+                                     report_sources=files is None, cluster=False)
     good, bad = written.data_files.get(spec.name, []), written.data_files.get(spec.quarantine_name, [])
     files = len(written.source_files) if files is None else files
     rows, quarantined = sum(f["record_count"] for f in good), sum(f["record_count"] for f in bad)

@@ -85,10 +85,12 @@ class StagedFiles:
 
 
 def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataFrame, table: str, batch_id: str,
-                       events: Table, quarantine: Table, data_dirs: dict[str, str], report_sources: bool = False
-                       ) -> StagedFiles:
-    """One pass over the parsed rows: good rows become data files of `events` (clustered by its
-    partitions, sorted by the table's sort order), bad rows data files of `quarantine`. Commits nothing.
+                       events: Table, quarantine: Table, data_dirs: dict[str, str], report_sources: bool = False,
+                       cluster: bool = True) -> StagedFiles:
+    """One pass over the parsed rows: good rows become data files of `events` (sorted by its partitions and
+    the table's sort order), bad rows data files of `quarantine`. Commits nothing. cluster: shuffle the rows by
+    partition first, so each partition value gets one file per target size (its rows are then written by one
+    task); else each task writes its own rows, in parallel, a file per partition value it holds.
     report_sources: name the landed files read (source_files; else empty)."""
     from pyspark.sql import functions as F
 
@@ -99,7 +101,7 @@ def write_staged_files(spark: SparkSession, config: LakeopsConfig, parsed: DataF
     # Both tables' columns side by side (reason among the quarantine's); the writer picks each table's.
     rows = parsed.select(*[F.col(f"`{c.name}`") for c in event_columns(events)], *quarantine_columns(spec.name, batch_id),
                          *[F.expr(sql).alias(name) for name, sql in columns.items()])
-    if columns:
+    if columns and cluster:
         rows = rows.repartition(*columns)
     order = [F.col(c) for c in columns] + [F.col(f"`{c}`") for c in sort_columns(events)]
     if order:  # a table with neither partitions nor a sort order keeps the lines' order
