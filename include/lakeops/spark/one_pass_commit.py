@@ -67,13 +67,15 @@ def commit_events_one_pass(spark: SparkSession, catalog: Catalog, config: Lakeop
              quarantined)
     failpoint(INGEST_BEFORE_PUBLISH)
     summary = {**batch_summary(rows, quarantined, files, extra_summary), "lakeops.commit-mode": "one-pass"}
-    snapshot = None
+    snapshot = quarantine_snapshot = None
     with timer.phase("commit"):
         if bad:
-            append_once(catalog, identifiers[1], batch_id, bad, summary)
+            quarantine_snapshot, _ = append_once(catalog, identifiers[1], batch_id, bad, summary)
         if good:
             snapshot, _ = append_once(catalog, identifiers[0], batch_id, good, summary)
-    status = "already_committed" if good and snapshot is None else "committed"
+    # A commit that returns None found the micro-batch committed by a concurrent run of it.
+    raced = (bool(good) and snapshot is None) or (not good and bool(bad) and quarantine_snapshot is None)
+    status = "already_committed" if raced else "committed"
     if snapshot is not None:
         with timer.phase("zonemap"):
             write_zonemap_after_commit(catalog, config, table, snapshot)
