@@ -451,13 +451,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch-seconds", type=int, help="seconds of input of the batch run (default: BATCH's)")
     parser.add_argument("--commit-mode", choices=COMMIT_MODES,
                         help="only the streaming scenarios of this commit mode (results ingest_throughput_<mode>)")
+    parser.add_argument("--scenario", choices=("backlog", "live"), help="only this streaming scenario")
     args = parser.parse_args(argv)
-    scenarios = tuple(s for s in (QUICK if args.quick else FULL) if args.commit_mode in (None, s.commit_mode))
+    scenarios = tuple(s for s in (QUICK if args.quick else FULL)
+                      if args.commit_mode in (None, s.commit_mode) and args.scenario in (None, s.name))
     if args.seconds:
         scenarios = tuple(Scenario(**{**asdict(s), "seconds": args.seconds}) for s in scenarios)
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"ingest throughput: {load_before}; nproc {os.cpu_count()}", flush=True)
-    name = output_name(NAME + (f"_{args.commit_mode}" if args.commit_mode else ""), args.quick)
+    name = output_name(NAME + "".join(f"_{part}" for part in (args.commit_mode, args.scenario) if part), args.quick)
     batch_scenario = BATCH_QUICK if args.quick else BATCH
     if args.batch_seconds:
         batch_scenario = BatchScenario(**{**asdict(batch_scenario), "seconds": args.batch_seconds})
