@@ -20,10 +20,10 @@ def streaming_tables(commit_mode: str = "direct", **streaming) -> dict:
     return tables
 
 
-def streaming_config_file(path: Path, commit_mode: str = "direct", **streaming) -> Path:
+def streaming_config_file(path: Path, **streaming) -> Path:
     """The shipped config file with `events` streamed (streaming_tables), written to `path`."""
     data = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
-    data["tables"] = streaming_tables(commit_mode, **streaming)
+    data["tables"] = streaming_tables(**streaming)
     data.pop("models")  # not needed here; their SQL files are named relative to the shipped file
     path.write_text(yaml.safe_dump(data))
     return path

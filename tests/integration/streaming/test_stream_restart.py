@@ -67,7 +67,6 @@ def test_micro_batch_replayed_after_a_crash_between_commit_and_commit_log_append
             f"micro-batch commit {summary['lakeops.batch-id']} has no micro zonemap (the replay writes a missing one)"
 
 
-
 def test_micro_batch_crashed_after_writing_before_its_commit_is_rewritten_once_and_its_first_files_deleted(
         spark, tmp_path, monkeypatch):
     stream_config = make_test_config(tmp_path, streaming_tables("staged", max_files_per_trigger=2))
@@ -88,7 +87,7 @@ def test_micro_batch_crashed_after_writing_before_its_commit_is_rewritten_once_a
     assert len(stream_commits(stream_config)) == 1, "the second micro-batch wrote its files but committed nothing"
     table = load_catalog(stream_config.catalog).load_table(stream_config.identifier("events"))
     staged = Path(table.location().removeprefix("file://")) / "data" / "staged"
-    dead = {p for p in staged.rglob("*.parquet")}
+    dead = set(staged.rglob("*.parquet"))
 
     restarted = run_stream(stream_spark, stream_config, plan)
 
