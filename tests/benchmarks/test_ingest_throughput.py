@@ -6,7 +6,18 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from benchmarks.ingest_throughput import FULL, QUICK, TARGET, Progress, _freshness, _phases, pool_good
+from benchmarks.ingest_throughput import (
+    FULL,
+    QUICK,
+    TARGET,
+    Measured,
+    Progress,
+    _freshness,
+    _phases,
+    meets_goal,
+    pool_good,
+    steady_rate,
+)
 from lakeops.catalog import load_catalog
 from lakeops.generator.paced import EventPool, PacedRun, pace
 
@@ -48,3 +59,20 @@ def test_the_time_split_sums_the_micro_batches_after_the_warm_up():
     ])
     assert _phases(log, warm_up=True) == ({"parse": 2.0, "write": 0.25, "zonemap": 0.1}, 2)
     assert _phases(log, warm_up=False)[1] == 3
+
+
+def test_the_steady_rate_leaves_out_the_rows_of_the_first_commit():
+    assert steady_rate([(10.0, 100), (20.0, 600), (30.0, 1100)]) == 50.0
+    assert steady_rate([(10.0, 100)]) == 0.0 and steady_rate([]) == 0.0
+
+
+def test_a_live_run_meets_the_rate_only_when_files_landed_at_it_and_each_was_fresh_in_time():
+    live = next(s for s in FULL if s.name == "live")
+    backlog = next(s for s in FULL if s.name == "backlog")
+    kept = Measured(live, generator_rows_per_s=42_964, freshness=[12.0, 28.0])
+    assert meets_goal(kept) == "yes (kept pace)"
+    assert meets_goal(Measured(live, generator_rows_per_s=42_964, freshness=[12.0, 61.0])) == "no (fell behind)"
+    assert meets_goal(Measured(live, generator_rows_per_s=30_000, freshness=[12.0])) == "no (fell behind)"
+    assert meets_goal(Measured(live, generator_rows_per_s=42_964, freshness=[12.0], drained=False)) == "no (not drained)"
+    assert meets_goal(Measured(backlog, rows_per_s=43_500)) == "yes"
+    assert meets_goal(Measured(backlog, rows_per_s=42_900)) == "no"
