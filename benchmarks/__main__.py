@@ -13,6 +13,7 @@ BENCHMARKS = {
     "compaction": "no maintenance vs crons vs the threshold trigger under CDC streams; what one run costs",
     "expiry": "snapshot expiry through the expire_snapshots DAG on tables with real ingest and CDC history",
     "incremental_etl": "an incremental ETL run after 1% new data vs a full recompute",
+    "write_impact": "what zonemaps cost ingest throughput at commit intervals of 1 to 15 s, 1 and 4 writers",
     "ingest_throughput": "sustained streaming ingest at 43,000 rows/s: backlog and live arrival, CPU, commits, time split",
     "streaming_freshness": "streaming ingest: time from a file landing to its rows being readable",
     "many_tables": "DAG parse time, health-watch polls and the table-health index at 100 and 1,000 tables",

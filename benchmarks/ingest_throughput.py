@@ -16,6 +16,9 @@ per million rows, micro-batches, data files and Iceberg commits per minute, and 
 the job's own per-phase figures (lakeops.phases). Load average and nproc are recorded: the machine
 is shared.
 
+Then the CDC part (benchmarks.cdc_throughput: changes/s on the merge-on-read `orders` table, delete files per minute)
+and batch mode (one ingest_events spark-submit per interval: fixed cost per run, rows/s of a 5-minute interval).
+
 Results: benchmarks/results/ingest_throughput.md, .json and .png.
 """
 
@@ -36,6 +39,7 @@ from pathlib import Path
 
 import yaml
 
+from benchmarks.cdc_throughput import CDC, CDC_QUICK, CdcMeasured, cdc_report, run_cdc
 from benchmarks.common import (
     job_env,
     markdown_table,
@@ -479,14 +483,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--commit-mode", choices=COMMIT_MODES,
                         help="only the streaming scenarios of this commit mode (results ingest_throughput_<mode>)")
     parser.add_argument("--scenario", choices=("backlog", "live"), help="only this streaming scenario")
+    parser.add_argument("--cdc-only", action="store_true",
+                        help="only the CDC part (changes/s on a merge-on-read table; results ingest_throughput_cdc)")
+    parser.add_argument("--no-cdc", action="store_true", help="skip the CDC part")
     args = parser.parse_args(argv)
-    scenarios = tuple(s for s in (QUICK if args.quick else FULL)
-                      if args.commit_mode in (None, s.commit_mode) and args.scenario in (None, s.name))
+    scenarios = () if args.cdc_only else tuple(
+        s for s in (QUICK if args.quick else FULL)
+        if args.commit_mode in (None, s.commit_mode) and args.scenario in (None, s.name))
     if args.seconds:
         scenarios = tuple(Scenario(**{**asdict(s), "seconds": args.seconds}) for s in scenarios)
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"ingest throughput: {load_before}; nproc {os.cpu_count()}", flush=True)
-    name = output_name(NAME + "".join(f"_{part}" for part in (args.commit_mode, args.scenario) if part), args.quick)
+    parts = (args.commit_mode, args.scenario, "cdc" if args.cdc_only else None)
+    name = output_name(NAME + "".join(f"_{part}" for part in parts if part), args.quick)
     batch_scenario = BATCH_QUICK if args.quick else BATCH
     if args.batch_seconds:
         batch_scenario = BatchScenario(**{**asdict(batch_scenario), "seconds": args.batch_seconds})
@@ -498,23 +507,32 @@ def main(argv: list[str]) -> int:
               f"{m.cpu_s_per_million:.0f} CPU s/M rows, phases {m.phases}", flush=True)
         measured.append(m)
         _write(name, measured, None, load_before)
-    batch = None if args.stream_only else run_batch(batch_scenario)
+    cdc = None
+    if not args.no_cdc and (args.cdc_only or not (args.commit_mode or args.scenario)):
+        cdc = run_cdc(CDC_QUICK if args.quick else CDC, tree_cpu_s, STARTUP_LIMIT_S, DRAIN_LIMIT_S, DRIVER_MEMORY)
+        print(f"  cdc: {cdc.records:,} records in {cdc.seconds:.0f} s = {cdc.changes_per_s:,.0f} changes/s, "
+              f"{cdc.cpu_s_per_million:.0f} CPU s/M, {cdc.delete_files_per_minute:.1f} delete files/min", flush=True)
+        _write(name, measured, None, load_before, cdc)
+    batch = None if args.stream_only or args.cdc_only else run_batch(batch_scenario)
     if batch is not None:
         print(f"  batch: fixed {batch.fixed_s:.0f} s, {batch.rows:,} rows in {batch.seconds:.0f} s, "
               f"{batch.interval_rows_per_s:,.0f} rows/s at {BATCH_INTERVAL_S} s intervals", flush=True)
-        _write(name, measured, batch, load_before)
+        _write(name, measured, batch, load_before, cdc)
     return 0
 
 
-def _write(name: str, measured: list[Measured], batch: BatchMeasured | None, load_before: str) -> None:
+def _write(name: str, measured: list[Measured], batch: BatchMeasured | None, load_before: str,
+           cdc: CdcMeasured | None = None) -> None:
     """The report, data and plot of what is measured so far: a part that fails later leaves the earlier ones."""
     load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     loads = (load_before.split("load average:")[-1].strip(), load_after.split("load average:")[-1].strip())
     text = (report(measured, loads) if measured else "# Streaming ingest throughput\n\n(not run yet)\n") + (
+        "\n" + cdc_report(cdc) if cdc is not None else "") + (
         "\n" + batch_report(batch) if batch is not None else "")
     write_results(name, text, {
         "run_id": uuid.uuid4().hex, "measured_at": datetime.now(UTC).isoformat(), "nproc": os.cpu_count(),
         "uptime_before": load_before, "uptime_after": load_after,
+        "cdc": None if cdc is None else {**asdict(cdc), "delete_files_per_minute": cdc.delete_files_per_minute},
         "batch": None if batch is None else {**asdict(batch), "scenario": asdict(batch.scenario),
                                              "interval_rows_per_s": batch.interval_rows_per_s},
         "scenarios": [{**asdict(m), "scenario": asdict(m.scenario)} for m in measured]})

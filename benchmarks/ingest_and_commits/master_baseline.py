@@ -11,6 +11,9 @@ filters included), then under the table's commit lock:
 4. publishes the staged batch and points the property at the new master in ONE Iceberg
    transaction (cherry-pick + property update).
 
+commit_one_pass_with_master does the same for lakeops' one-pass streaming commit (the write-impact benchmark):
+the files are appended and the property set in one pyiceberg transaction under the lock.
+
 The lock is what keeps the master whole under concurrent writers: Iceberg would retry the
 property update on a conflict and silently drop the other writer's entries. It is also where
 writers queue. It is a lock of this process (the benchmark's writers are threads); writers in
@@ -29,18 +32,30 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakeops.batches import published_snapshot
+from lakeops.batches import BATCH_ID_PROPERTY, published_snapshot
 from lakeops.catalog import load_catalog
 from lakeops.config import LakeopsConfig
 from lakeops.ingest.plan import IngestPlan
 from lakeops.spark.commit import append_once, stage_batch
-from lakeops.spark.ingest_events import IngestResult, ensure_tables, event_columns, existing_files, parse_events
-from lakeops.zonemap.build import entries_for_snapshot
+from lakeops.spark.ingest_events import (
+    IngestResult,
+    batch_summary,
+    ensure_tables,
+    event_columns,
+    existing_files,
+    parse_events,
+)
+from lakeops.spark.stage_events import write_staged_files
+from lakeops.staging.commit import append_once as append_files_once
+from lakeops.staging.manifest import data_file_from_dict
+from lakeops.staging.plan import attempt_data_dir, batch_key
+from lakeops.zonemap.build import complete, entries_for_snapshot, entry_from_metrics
 from lakeops.zonemap.store import publish, to_arrow, zonemap_root
 
 if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
     from pyiceberg.table import Table
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
     from lakeops.zonemap.entry import ZonemapEntry
 
@@ -130,6 +145,50 @@ def publish_with_master(spark: SparkSession, config: LakeopsConfig, table_name: 
         txn.commitTransaction()
         held = time.perf_counter() - got
     return got - asked, held, master.num_rows
+
+
+def commit_one_pass_with_master(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str,
+                                parsed: DataFrame, batch_id: str) -> tuple[IngestResult, float, float]:
+    """lakeops' one-pass micro-batch commit (commit_events_one_pass) with the master in the data's commit instead of a
+    micro zonemap after it: the same parse and file writes, the quarantine committed first, the zonemap entries of the
+    new files built outside the lock (their snapshot id is not known before the commit: 0), then under the commit lock
+    the master read, extended and written, and the files appended with the property pointing at it, in ONE pyiceberg
+    transaction. Returns the result and the seconds waited for and held the lock."""
+    spec = config.table(table)
+    identifiers = (config.identifier(spec.name), config.identifier(spec.quarantine_name))
+    events, quarantine = (catalog.load_table(i) for i in identifiers)
+    key, attempt = batch_key(spec.name, batch_id), uuid.uuid4().hex[:12]
+    data_dirs = {spec.name: attempt_data_dir(events.location(), key, 0, attempt),
+                 spec.quarantine_name: attempt_data_dir(quarantine.location(), key, 0, attempt)}
+    spark.sparkContext.setJobDescription(f"benchmark master-zonemap one pass {batch_id}")
+    written = write_staged_files(spark, config, parsed, table, batch_id, events, quarantine, data_dirs,
+                                 report_sources=True, cluster=False)
+    good, bad = written.data_files.get(spec.name, []), written.data_files.get(spec.quarantine_name, [])
+    rows, quarantined = sum(f["record_count"] for f in good), sum(f["record_count"] for f in bad)
+    summary = batch_summary(rows, quarantined, len(written.source_files), None)
+    if bad:
+        append_files_once(catalog, identifiers[1], batch_id, bad, summary)
+    partition_type = events.spec().partition_type(events.schema())
+    data_files = [data_file_from_dict(f, partition_type) for f in good]
+    z = spec.zonemap
+    entries = [complete(events, entry_from_metrics(f, 0, events, z.columns), z.columns, z.bloom_columns, z.bloom_fpp)
+               for f in data_files]
+    asked = time.perf_counter()
+    with commit_lock(config.qualified(table)):
+        got = time.perf_counter()
+        loaded = catalog.load_table(identifiers[0])
+        types = {f.field_id: f.field_type for f in (loaded.schema().find_field(c) for c in z.columns)}
+        new, old = to_arrow(entries, types), read_master(loaded)
+        uri = publish(f"{zonemap_root(loaded.location())}/master/{uuid.uuid4().hex}.parquet",
+                      new if old is None else pa.concat_tables([old, new]))
+        with loaded.transaction() as tx:
+            tx.set_properties({MASTER_PROPERTY: uri})
+            with tx.update_snapshot(snapshot_properties={BATCH_ID_PROPERTY: batch_id, **summary}).fast_append() as append:
+                for data_file in data_files:
+                    append.append_data_file(data_file)
+        held = time.perf_counter() - got
+    snapshot = published_snapshot(catalog.load_table(identifiers[0]), batch_id)
+    return IngestResult(batch_id, "committed", len(written.source_files), rows, quarantined, snapshot), got - asked, held
 
 
 def ingest_with_master(spark: SparkSession, config: LakeopsConfig, table: str,

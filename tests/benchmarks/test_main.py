@@ -12,7 +12,7 @@ from benchmarks.__main__ import BENCHMARKS, main
 def test_every_listed_benchmark_is_a_module_with_a_main():
     assert set(BENCHMARKS) == {"ingest_and_commits", "zonemaps", "health_checks", "compaction", "expiry",
                                "incremental_etl", "ingest_throughput", "streaming_freshness", "many_tables",
-                               "zonemap_planning"}
+                               "zonemap_planning", "write_impact"}
     for name in BENCHMARKS:
         assert callable(importlib.import_module(f"benchmarks.{name}").main), name
 
