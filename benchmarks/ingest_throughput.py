@@ -93,6 +93,7 @@ BATCH = BatchScenario(TARGET, 60, TARGET)
 BATCH_QUICK = BatchScenario(TARGET, 5, TARGET)
 BATCH_INTERVAL_S = 300
 NAME = "ingest_throughput"
+PARTS = ("streaming", "cdc", "batch")
 FRESHNESS_GOAL_S = 60.0
 WINDOW_S = 30.0
 POLL_S = 1.0
@@ -342,6 +343,8 @@ class BatchMeasured:
     fixed_s: float = 0.0
     """Wall time of a run over one file of 100 rows: spark-submit, JVM, session, metadata, commits."""
     fixed_cpu_s: float = 0.0
+    fixed_phases: dict[str, float] = field(default_factory=dict)
+    """The tiny run's own time split: what is left of fixed_s is spark-submit, the JVM and the session."""
     rows: int = 0
     seconds: float = 0.0
     cpu_s: float = 0.0
@@ -397,12 +400,12 @@ def run_batch(s: BatchScenario) -> BatchMeasured:
             run = land_paced(config.landing_root, schedule, "t" if tiny else "b", pool)
             end = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(minutes=1)
             seconds, cpu, text = _submit_batch(config_path, work, start, end)
+            found = re.search(r"committed \d+ rows .*; (.+)$", text, re.M)
+            phases = parse_phases(found.group(1)) if found else {}
             if tiny:
-                m.fixed_s, m.fixed_cpu_s = seconds, cpu
+                m.fixed_s, m.fixed_cpu_s, m.fixed_phases = seconds, cpu, phases
             else:
-                m.rows, m.seconds, m.cpu_s = run.rows - run.bad, seconds, cpu
-                found = re.search(r"committed \d+ rows .*; (.+)$", text, re.M)
-                m.phases = parse_phases(found.group(1)) if found else {}
+                m.rows, m.seconds, m.cpu_s, m.phases = run.rows - run.bad, seconds, cpu, phases
             while datetime.now(UTC) < end:  # the next run's interval starts after this one's
                 time.sleep(0.5)
         return m
@@ -413,7 +416,11 @@ def run_batch(s: BatchScenario) -> BatchMeasured:
 def batch_report(b: BatchMeasured) -> str:
     total = sum(b.phases.values()) or 1
     split = ", ".join(f"{k} {v:.0f} s ({v / total:.0%})" for k, v in b.phases.items())
-    rows = [[f"{b.fixed_s:.0f} s ({b.fixed_cpu_s:.0f} CPU s)", f"{b.rows:,} rows in {b.seconds:.0f} s",
+    inside = sum(b.fixed_phases.values())
+    fixed = (f"{b.fixed_s:.0f} s ({b.fixed_cpu_s:.0f} CPU s): "
+             + ", ".join([f"{k} {v:.1f} s" for k, v in b.fixed_phases.items()]
+                         + [f"start-up and the rest {b.fixed_s - inside:.1f} s"]))
+    rows = [[fixed, f"{b.rows:,} rows in {b.seconds:.0f} s",
              f"{b.rows / b.seconds:,.0f}" if b.seconds else "-", f"{b.marginal_rows_per_s:,.0f}",
              f"{b.interval_rows_per_s:,.0f}", f"{b.cpu_s / b.rows * 1e6:.0f}" if b.rows else "-", split]]
     table = markdown_table(["fixed cost per run (1 file of 100 rows)", f"{b.scenario.seconds} s of input at "
@@ -478,24 +485,27 @@ def main(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="20 s of input per scenario")
     parser.add_argument("--seconds", type=int, help="seconds of input per streaming scenario (default: the scenarios')")
-    parser.add_argument("--stream-only", action="store_true", help="skip the batch-mode runs")
+    parser.add_argument("--stream-only", action="store_true", help="the streaming scenarios only (as --only streaming)")
     parser.add_argument("--batch-seconds", type=int, help="seconds of input of the batch run (default: BATCH's)")
     parser.add_argument("--commit-mode", choices=COMMIT_MODES,
-                        help="only the streaming scenarios of this commit mode (results ingest_throughput_<mode>)")
+                        help="only the streaming scenarios of this commit mode, no other part (results ingest_throughput_<mode>)")
     parser.add_argument("--scenario", choices=("backlog", "live"), help="only this streaming scenario")
-    parser.add_argument("--cdc-only", action="store_true",
-                        help="only the CDC part (changes/s on a merge-on-read table; results ingest_throughput_cdc)")
-    parser.add_argument("--no-cdc", action="store_true", help="skip the CDC part")
+    parser.add_argument("--only", choices=PARTS, help="one part: the events' streaming scenarios, CDC on a "
+                        "merge-on-read table, or batch mode (results ingest_throughput_<part>)")
     args = parser.parse_args(argv)
-    scenarios = () if args.cdc_only else tuple(
+    only = "streaming" if args.stream_only else args.only
+    parts = {only} if only else set(PARTS)
+    if args.commit_mode or args.scenario:  # a selection of streaming scenarios: nothing else
+        parts = {"streaming"}
+    scenarios = () if "streaming" not in parts else tuple(
         s for s in (QUICK if args.quick else FULL)
         if args.commit_mode in (None, s.commit_mode) and args.scenario in (None, s.name))
     if args.seconds:
         scenarios = tuple(Scenario(**{**asdict(s), "seconds": args.seconds}) for s in scenarios)
     load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"ingest throughput: {load_before}; nproc {os.cpu_count()}", flush=True)
-    parts = (args.commit_mode, args.scenario, "cdc" if args.cdc_only else None)
-    name = output_name(NAME + "".join(f"_{part}" for part in parts if part), args.quick)
+    suffix = (args.commit_mode, args.scenario, only if only and only != "streaming" else None)
+    name = output_name(NAME + "".join(f"_{part}" for part in suffix if part), args.quick)
     batch_scenario = BATCH_QUICK if args.quick else BATCH
     if args.batch_seconds:
         batch_scenario = BatchScenario(**{**asdict(batch_scenario), "seconds": args.batch_seconds})
@@ -508,12 +518,12 @@ def main(argv: list[str]) -> int:
         measured.append(m)
         _write(name, measured, None, load_before)
     cdc = None
-    if not args.no_cdc and (args.cdc_only or not (args.commit_mode or args.scenario)):
+    if "cdc" in parts:
         cdc = run_cdc(CDC_QUICK if args.quick else CDC, tree_cpu_s, STARTUP_LIMIT_S, DRAIN_LIMIT_S, DRIVER_MEMORY)
         print(f"  cdc: {cdc.records:,} records in {cdc.seconds:.0f} s = {cdc.changes_per_s:,.0f} changes/s, "
               f"{cdc.cpu_s_per_million:.0f} CPU s/M, {cdc.delete_files_per_minute:.1f} delete files/min", flush=True)
         _write(name, measured, None, load_before, cdc)
-    batch = None if args.stream_only or args.cdc_only else run_batch(batch_scenario)
+    batch = run_batch(batch_scenario) if "batch" in parts else None
     if batch is not None:
         print(f"  batch: fixed {batch.fixed_s:.0f} s, {batch.rows:,} rows in {batch.seconds:.0f} s, "
               f"{batch.interval_rows_per_s:,.0f} rows/s at {BATCH_INTERVAL_S} s intervals", flush=True)

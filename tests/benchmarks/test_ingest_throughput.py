@@ -7,13 +7,16 @@ from __future__ import annotations
 import pyarrow as pa
 
 from benchmarks.ingest_throughput import (
+    BATCH,
     FULL,
     QUICK,
     TARGET,
+    BatchMeasured,
     Measured,
     Progress,
     _freshness,
     _phases,
+    batch_report,
     meets_goal,
     pool_good,
     steady_rate,
@@ -76,3 +79,11 @@ def test_a_live_run_meets_the_rate_only_when_files_landed_at_it_and_each_was_fre
     assert meets_goal(Measured(live, generator_rows_per_s=42_964, freshness=[12.0], drained=False)) == "no (not drained)"
     assert meets_goal(Measured(backlog, rows_per_s=43_500)) == "yes"
     assert meets_goal(Measured(backlog, rows_per_s=42_900)) == "no"
+
+
+def test_the_batch_report_splits_the_fixed_cost_into_the_jobs_phases_and_the_start_up():
+    b = BatchMeasured(BATCH, fixed_s=20.0, fixed_cpu_s=30.0, fixed_phases={"parse": 2.0, "commit": 1.5},
+                      rows=860_000, seconds=40.0, cpu_s=50.0, phases={"parse": 15.0, "write": 5.0})
+    text = batch_report(b)
+    assert "20 s (30 CPU s): parse 2.0 s, commit 1.5 s, start-up and the rest 16.5 s" in text
+    assert "| 21,500 | 43,000 |" in text  # 860,000 rows in 40 s; past the 20 s fixed cost: 43,000 rows/s
