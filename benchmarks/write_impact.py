@@ -20,6 +20,7 @@ one warm-up cell. Throughput: rows committed / wall time from the writers' start
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import shutil
@@ -118,6 +119,14 @@ class Summary:
     zonemap_per_commit_s: float
     lock_wait_per_commit_s: float
     lock_held_per_commit_s: float
+    low: float = 0.0
+    """Slowest round's rows/s: the spread shows how far the noise reaches."""
+    high: float = 0.0
+    """Fastest round's rows/s."""
+    overhead_pct: float = 0.0
+    """The variant's own work on the writers' path, in % of their time: the micro zonemap's write (micro), the wait
+    for and the hold of the commit lock (master). Read from the run's clocks, not from a difference of two noisy
+    rates; the master's entry building outside the lock (the micro zonemap's work) is not in it."""
 
 
 def land(root: Path, writers: int, seconds: int, rate: int) -> list[list[str]]:
@@ -251,22 +260,27 @@ def summarize(runs: list[Run]) -> list[Summary]:
         for v in VARIANTS:
             rs = [r for r in mine if r.variant == v]
             commits = sum(r.commits for r in rs)
+            writer_s = sum(r.seconds * cell.writers for r in rs)
+            own = sum(r.zonemap_s + r.lock_wait_s + r.lock_held_s for r in rs)
             out.append(Summary(cell.interval, cell.writers, v, len(rs), medians[v],
                                (medians[v] / medians[VARIANTS[0]] - 1) * 100,
                                statistics.median(r.commits / r.seconds for r in rs), sum(r.zonemap_s for r in rs) / commits,
-                               sum(r.lock_wait_s for r in rs) / commits, sum(r.lock_held_s for r in rs) / commits))
+                               sum(r.lock_wait_s for r in rs) / commits, sum(r.lock_held_s for r in rs) / commits,
+                               min(r.rows_per_s for r in rs), max(r.rows_per_s for r in rs), own / writer_s * 100))
     return out
 
 
 def render(summaries: list[Summary], sizes: Sizes, seconds: float, load: tuple[tuple[float, ...], tuple[float, ...]]
            ) -> str:
-    rows = [[f"{s.interval} s", str(s.writers), s.variant, f"{s.rows_per_s:,.0f}",
+    rows = [[f"{s.interval} s", str(s.writers), s.variant, f"{s.rows_per_s:,.0f} ({s.low:,.0f} to {s.high:,.0f})",
              "baseline" if s.variant == VARIANTS[0] else f"{s.impact_pct:+.1f} %", f"{s.commits_per_s:.2f}",
              f"{s.zonemap_per_commit_s:.3f} s" if s.variant == VARIANTS[1] else "-",
-             f"{s.lock_held_per_commit_s:.3f} s / {s.lock_wait_per_commit_s:.3f} s" if s.variant == VARIANTS[2] else "-"]
+             f"{s.lock_held_per_commit_s:.3f} s / {s.lock_wait_per_commit_s:.3f} s" if s.variant == VARIANTS[2] else "-",
+             "-" if s.variant == VARIANTS[0] else f"{s.overhead_pct:.1f} %"]
             for s in summaries]
-    table = markdown_table(["commit interval", "writers", "variant", "rows/s (median)", "vs no zonemap", "commits/s",
-                            "micro zonemap / commit", "master lock held / waited per commit"], rows)
+    table = markdown_table(["commit interval", "writers", "variant", "rows/s, median (rounds' range)", "vs no zonemap",
+                            "commits/s", "micro zonemap / commit", "master lock held / waited per commit",
+                            "its own work, % of writer time"], rows)
     return (f"# Write impact of zonemaps by commit interval\n\n{sizes.rate:,} rows per second of data in files of one "
             f"second per writer; each cell ingests max({sizes.min_seconds}, 2 x interval) seconds of data per variant "
             f"into a fresh table; {sizes.rounds} timed round(s), medians; the master starts with "
@@ -276,20 +290,38 @@ def render(summaries: list[Summary], sizes: Sizes, seconds: float, load: tuple[t
 
 
 def plot(summaries: list[Summary], name: str) -> Path:
-    fig, ax = pyplot().subplots(figsize=(8, 3.8))
+    """Left: each variant's own work in % of writer time (its clocks). Right: rows/s against no zonemap, the bars
+    spanning the slowest to the fastest round: where they cross zero, the rates cannot tell the variants apart."""
+    fig, (own, rates) = pyplot().subplots(1, 2, figsize=(11, 4))
+    intervals = sorted({s.interval for s in summaries})
     for writers in sorted({s.writers for s in summaries}):
+        base = {s.interval: s.rows_per_s for s in summaries if s.writers == writers and s.variant == VARIANTS[0]}
         for v, style in zip(VARIANTS[1:], ("-o", "--s"), strict=True):
-            points = sorted((s.interval, s.impact_pct) for s in summaries if s.writers == writers and s.variant == v)
-            ax.plot([p[0] for p in points], [p[1] for p in points], style, label=f"{v}, {writers} writer(s)")
-    ax.axhline(0, color="grey", linewidth=0.8)
-    ax.axhline(-2, color="tab:red", linestyle=":", linewidth=1, label="-2 % (goal for micro zonemaps)")
-    ax.set_xscale("log")
-    ax.set_xticks(sorted({s.interval for s in summaries}), [f"{i} s" for i in sorted({s.interval for s in summaries})])
-    ax.set_xlabel("commit interval (seconds of data per commit)")
-    ax.set_ylabel("rows/s vs no zonemap, %")
-    ax.set_title("What zonemaps cost ingest throughput, by commit interval")
-    ax.legend(fontsize=7)
+            mine = sorted((s for s in summaries if s.writers == writers and s.variant == v), key=lambda s: s.interval)
+            label = f"{v}, {writers} writer(s)"
+            own.plot([s.interval for s in mine], [s.overhead_pct for s in mine], style, label=label)
+            xs = [s.interval * (1.04 if writers > 1 else 0.96) for s in mine]
+            ys = [s.impact_pct for s in mine]
+            low = [y - (s.low / base[s.interval] - 1) * 100 for y, s in zip(ys, mine, strict=True)]
+            high = [(s.high / base[s.interval] - 1) * 100 - y for y, s in zip(ys, mine, strict=True)]
+            rates.errorbar(xs, ys, yerr=[low, high], fmt=style, capsize=3, label=label)
+    own.axhline(2, color="tab:red", linestyle=":", linewidth=1, label="2 % (goal for micro zonemaps)")
+    rates.axhline(0, color="grey", linewidth=0.8)
+    for ax, title, ylabel in ((own, "Own work on the writers' path", "% of writer time"),
+                              (rates, "Rows/s against no zonemap (median, rounds' range)", "%")):
+        ax.set_xscale("log")
+        ax.set_xticks(intervals, [f"{i} s" for i in intervals])
+        ax.set_xlabel("commit interval (seconds of data per commit)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=10)
+    own.legend(fontsize=7)
     return save_figure(fig, name)
+
+
+def runs_from_json(data: dict) -> list[Run]:
+    """The runs a results file holds (its "runs"), to summarize and render them again."""
+    return [Run(r["variant"], Cell(**r["cell"]), r["round"], r["rows"], r["commits"], r["seconds"], r["zonemap_s"],
+                r["lock_wait_s"], r["lock_held_s"]) for r in data["runs"]]
 
 
 def main(argv: list[str]) -> int:
@@ -298,24 +330,33 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes: checks that it runs, in a few minutes")
     parser.add_argument("--work-dir", default=str(PROJECT_ROOT / "build" / "bench-write-impact"),
                         help="scratch folder for the benchmark's catalog, warehouse and landing zone (emptied first)")
+    parser.add_argument("--from-json", help="render the report and plot again from a results file's runs, run nothing")
     args = parser.parse_args(argv)
-    configure_logging(logging.INFO)
-    for noisy in ("lakeops", "benchmarks.ingest_and_commits.master_baseline"):
-        logging.getLogger(noisy).setLevel(logging.ERROR)
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the one-pass writer runs pyiceberg in Spark's workers
-    work = Path(args.work_dir)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    sizes = QUICK if args.quick else FULL
-    began, load_before = time.perf_counter(), os.getloadavg()
-    runs = run(work, sizes)
-    summaries = summarize(runs)
     name = output_name(NAME, args.quick)
-    text = render(summaries, sizes, time.perf_counter() - began, (load_before, os.getloadavg()))
-    paths = write_results(name, text, {"sizes": asdict(sizes), "summaries": [asdict(s) for s in summaries],
+    if args.from_json:
+        data = json.loads(Path(args.from_json).read_text())
+        runs, sizes, seconds, load = (runs_from_json(data), Sizes(**{k: tuple(v) if isinstance(v, list) else v
+                                                                      for k, v in data["sizes"].items()}),
+                                      data["seconds"], (tuple(data["load"][0]), tuple(data["load"][1])))
+    else:
+        configure_logging(logging.INFO)
+        for noisy in ("lakeops", "benchmarks.ingest_and_commits.master_baseline"):
+            logging.getLogger(noisy).setLevel(logging.ERROR)
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the one-pass writer runs pyiceberg in Spark's workers
+        work = Path(args.work_dir)
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        sizes = QUICK if args.quick else FULL
+        began, load_before = time.perf_counter(), os.getloadavg()
+        runs = run(work, sizes)
+        seconds, load = time.perf_counter() - began, (load_before, os.getloadavg())
+        shutil.rmtree(work, ignore_errors=True)
+    summaries = summarize(runs)
+    text = render(summaries, sizes, seconds, load)
+    paths = write_results(name, text, {"sizes": asdict(sizes), "seconds": seconds, "load": load,
+                                       "summaries": [asdict(s) for s in summaries],
                                        "runs": [{**asdict(r), "rows_per_s": r.rows_per_s} for r in runs]})
     paths.append(plot(summaries, name))
     print(text)
     print("written: " + ", ".join(str(p.relative_to(PROJECT_ROOT)) for p in paths))
-    shutil.rmtree(work, ignore_errors=True)
     return 0

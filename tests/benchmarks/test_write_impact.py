@@ -5,7 +5,9 @@ Timings are measured by the benchmark, never asserted here."""
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 
 import pyarrow.parquet as pq
 import pytest
@@ -13,7 +15,7 @@ import pytest
 from benchmarks.common import bench_config, with_catalog, writer_session
 from benchmarks.ingest_and_commits.master_baseline import MASTER_PROPERTY, commit_one_pass_with_master
 from benchmarks.ingest_throughput import pool_good
-from benchmarks.write_impact import VARIANTS, Cell, Run, Sizes, events_table, land, measure, summarize, table_name
+from benchmarks.write_impact import VARIANTS, Cell, Run, Sizes, events_table, land, measure, runs_from_json, summarize, table_name
 from lakeops.batches import BATCH_ID_PROPERTY
 from lakeops.catalog import load_catalog
 from lakeops.generator.paced import EventPool
@@ -40,7 +42,8 @@ def test_summaries_take_medians_per_cell_against_no_zonemap():
     cell = Cell(1, 4)
 
     def run(variant: str, r: int, seconds: float) -> Run:
-        return Run(variant, cell, r, 1000, 10, seconds, 0.5 if variant == VARIANTS[1] else 0.0, 1.0, 2.0)
+        master = variant == VARIANTS[2]
+        return Run(variant, cell, r, 1000, 10, seconds, 0.5 if variant == VARIANTS[1] else 0.0, 1.0 * master, 2.0 * master)
 
     runs = [run(VARIANTS[0], 1, 1.0), run(VARIANTS[0], 2, 2.0), run(VARIANTS[0], 3, 1.0),
             run(VARIANTS[1], 1, 1.0), run(VARIANTS[1], 2, 1.25), run(VARIANTS[1], 3, 1.25),
@@ -51,6 +54,11 @@ def test_summaries_take_medians_per_cell_against_no_zonemap():
     assert (master.rows_per_s, master.impact_pct) == (500.0, pytest.approx(-50.0))
     assert micro.zonemap_per_commit_s == pytest.approx(0.05)
     assert (master.lock_wait_per_commit_s, master.lock_held_per_commit_s) == (pytest.approx(0.1), pytest.approx(0.2))
+    assert (master.low, master.high) == (250.0, 500.0)
+    # own work over writer time: micro 3 x 0.5 s of 4 writers x 3.5 s; master 3 x 3 s of 4 x 8 s
+    assert micro.overhead_pct == pytest.approx(1.5 / 14 * 100) and master.overhead_pct == pytest.approx(9 / 32 * 100)
+    again = runs_from_json(json.loads(json.dumps({"runs": [asdict(r) for r in runs]})))
+    assert again == runs
 
 
 @pytest.mark.spark
