@@ -16,8 +16,9 @@ per million rows, micro-batches, data files and Iceberg commits per minute, and 
 the job's own per-phase figures (lakeops.phases). Load average and nproc are recorded: the machine
 is shared.
 
-Then the CDC part (benchmarks.cdc_throughput: changes/s on the merge-on-read `orders` table, delete files per minute)
-and batch mode (one ingest_events spark-submit per interval: fixed cost per run, rows/s of a 5-minute interval).
+Then the CDC part (benchmarks.cdc_throughput: changes/s on the merge-on-read `orders` table, delete files per minute),
+batch mode (one ingest_events spark-submit per interval: fixed cost per run, rows/s of a 5-minute interval) and the
+zonemap write-impact table (benchmarks.write_impact, its own results).
 
 Results: benchmarks/results/ingest_throughput.md, .json and .png.
 """
@@ -93,7 +94,7 @@ BATCH = BatchScenario(TARGET, 60, TARGET)
 BATCH_QUICK = BatchScenario(TARGET, 5, TARGET)
 BATCH_INTERVAL_S = 300
 NAME = "ingest_throughput"
-PARTS = ("streaming", "cdc", "batch")
+PARTS = ("streaming", "cdc", "batch", "write_impact")
 FRESHNESS_GOAL_S = 60.0
 WINDOW_S = 30.0
 POLL_S = 1.0
@@ -491,7 +492,8 @@ def main(argv: list[str]) -> int:
                         help="only the streaming scenarios of this commit mode, no other part (results ingest_throughput_<mode>)")
     parser.add_argument("--scenario", choices=("backlog", "live"), help="only this streaming scenario")
     parser.add_argument("--only", choices=PARTS, help="one part: the events' streaming scenarios, CDC on a "
-                        "merge-on-read table, or batch mode (results ingest_throughput_<part>)")
+                        "merge-on-read table, batch mode (results ingest_throughput_<part>), or the zonemap write-impact "
+                        "table (results write_impact, as python -m benchmarks write_impact)")
     args = parser.parse_args(argv)
     only = "streaming" if args.stream_only else args.only
     parts = {only} if only else set(PARTS)
@@ -528,6 +530,10 @@ def main(argv: list[str]) -> int:
         print(f"  batch: fixed {batch.fixed_s:.0f} s, {batch.rows:,} rows in {batch.seconds:.0f} s, "
               f"{batch.interval_rows_per_s:,.0f} rows/s at {BATCH_INTERVAL_S} s intervals", flush=True)
         _write(name, measured, batch, load_before, cdc)
+    if "write_impact" in parts:  # its own results (write_impact.*): python -m benchmarks write_impact alone
+        from benchmarks import write_impact
+
+        write_impact.main(["--quick"] if args.quick else [])
     return 0
 
 
