@@ -28,7 +28,7 @@ import statistics
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -331,8 +331,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--work-dir", default=str(PROJECT_ROOT / "build" / "bench-write-impact"),
                         help="scratch folder for the benchmark's catalog, warehouse and landing zone (emptied first)")
     parser.add_argument("--from-json", help="render the report and plot again from a results file's runs, run nothing")
+    parser.add_argument("--intervals", help="only these commit intervals, e.g. 1,2 (results write_impact_<intervals>s)")
     args = parser.parse_args(argv)
-    name = output_name(NAME, args.quick)
+    intervals = tuple(int(i) for i in args.intervals.split(",")) if args.intervals else None
+    name = output_name(NAME + (f"_{'_'.join(map(str, intervals))}s" if intervals else ""), args.quick)
     if args.from_json:
         data = json.loads(Path(args.from_json).read_text())
         runs, sizes, seconds, load = (runs_from_json(data), Sizes(**{k: tuple(v) if isinstance(v, list) else v
@@ -347,6 +349,8 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
         sizes = QUICK if args.quick else FULL
+        if intervals:
+            sizes = replace(sizes, intervals=intervals)
         began, load_before = time.perf_counter(), os.getloadavg()
         runs = run(work, sizes)
         seconds, load = time.perf_counter() - began, (load_before, os.getloadavg())

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import mmh3
+import numpy as np
 from pyiceberg.types import IntegerType, LongType, StringType
 
 # Only types whose Python value is the same in a data file and in a bound literal (int and long
@@ -26,13 +27,17 @@ class BloomFilter:
     @classmethod
     def build(cls, values: Any, fpp: float) -> BloomFilter:
         """A filter of values' distinct string forms, sized for false-positive rate fpp."""
-        distinct = {str(v) for v in values if v is not None}
+        # The values' own set first (a file holds far fewer distinct values than rows), then their string forms;
+        # the positions of all of them at once: (h1 + i * h2) % size == (h1 % size + i * (h2 % size)) % size.
+        distinct = {str(v) for v in set(values) if v is not None}
         size, hashes = bloom_shape(len(distinct), fpp)
-        bits = bytearray(size // 8)
-        for value in distinct:
-            for position in _positions(value, hashes, size):
-                bits[position >> 3] |= 1 << (position & 7)
-        return cls(bytes(bits), hashes)
+        bits = np.zeros(size // 8, dtype=np.uint8)
+        if distinct:
+            pairs = np.array([mmh3.hash64(v.encode(), signed=False) for v in distinct], dtype=np.uint64)
+            h1, h2 = (pairs % np.uint64(size)).astype(np.int64).T
+            positions = ((h1[:, None] + np.arange(hashes, dtype=np.int64)[None, :] * h2[:, None]) % size).ravel()
+            np.bitwise_or.at(bits, positions >> 3, np.left_shift(1, positions & 7).astype(np.uint8))
+        return cls(bits.tobytes(), hashes)
 
     def might_contain(self, value: Any) -> bool:
         size = len(self.bits) * 8
