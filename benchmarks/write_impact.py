@@ -310,6 +310,7 @@ def plot(summaries: list[Summary], name: str) -> Path:
     for ax, title, ylabel in ((own, "Own work on the writers' path", "% of writer time"),
                               (rates, "Rows/s against no zonemap (median, rounds' range)", "%")):
         ax.set_xscale("log")
+        ax.minorticks_off()
         ax.set_xticks(intervals, [f"{i} s" for i in intervals])
         ax.set_xlabel("commit interval (seconds of data per commit)")
         ax.set_ylabel(ylabel)
