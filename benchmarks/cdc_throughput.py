@@ -17,12 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import yaml
-
-from benchmarks.common import job_env, markdown_table, shipped_config, stop_job
-
-BATCH_ID = "lakeops.batch-id"
-"""The snapshot property of a committed batch (lakeops.batches.BATCH_ID_PROPERTY)."""
+from benchmarks.common import job_env, markdown_table, stop_job, streamed_config
+from lakeops.batches import BATCH_ID_PROPERTY
 
 
 @dataclass(frozen=True)
@@ -60,7 +56,7 @@ def batches(table) -> list[Batch]:
     found: dict[str, Batch] = {}
     for snap in table.snapshots():
         summary = snap.summary or {}
-        batch_id = summary.get(BATCH_ID)
+        batch_id = summary.get(BATCH_ID_PROPERTY)
         if not batch_id:
             continue
         copy = bool(summary.get("published-wap-id"))
@@ -116,23 +112,6 @@ def measure(found: list[Batch], m: CdcMeasured) -> CdcMeasured:
     return m
 
 
-def bench_config(work: Path, s: CdcScenario):
-    from lakeops.config import load_config
-
-    data = shipped_config()
-    data["catalog"] = {"name": "bench", "namespace": "lakeops", "data_dir": str(work / "data")}
-    data["landing_dir"] = str(work / "landing")
-    orders = data["tables"]["lakeops.orders"]
-    orders["streaming"] = {**orders.get("streaming", {}), "trigger_interval_seconds": s.trigger_seconds,
-                           "max_files_per_trigger": s.max_files_per_trigger}
-    orders["ingest"] = {**orders.get("ingest", {}), "mode": "streaming"}
-    data["tables"] = {"orders": orders}
-    data.pop("models", None)
-    path = work / "lakeops.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path, load_config(path)
-
-
 def run_cdc(s: CdcScenario, cpu_of, startup_limit_s: float, drain_limit_s: float, driver_memory: str,
             poll_s: float = 2.0) -> CdcMeasured:
     """Land the backlog, run the streaming job on `orders` until every landed record is consumed, measure."""
@@ -143,7 +122,7 @@ def run_cdc(s: CdcScenario, cpu_of, startup_limit_s: float, drain_limit_s: float
     work = Path(tempfile.mkdtemp(prefix="lakeops-bench-cdc-"))
     m = CdcMeasured(s)
     try:
-        config_path, config = bench_config(work, s)
+        config_path, config = streamed_config(work, "orders", s.trigger_seconds, s.max_files_per_trigger)
         start = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=s.minutes + 1)
         stats = generate_cdc(config.landing_root, start, s.minutes, s.changes_per_minute, seed=17,
                              history_days=s.history_days, history_orders_per_day=s.history_orders_per_day,

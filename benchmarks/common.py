@@ -241,6 +241,29 @@ def shipped_config() -> dict[str, Any]:
     return data
 
 
+def streamed_config(work_dir: Path, table: str, trigger_seconds: int, max_files_per_trigger: int,
+                    **ingest: Any) -> tuple[Path, LakeopsConfig]:
+    """(file, config) of the shipped config with only its demo table `table` (events, users, orders) streamed, in an
+    embedded catalog under work_dir: its trigger and micro-batch cap, ingest.mode streaming and `ingest` added.
+    Written to a file, for the streaming job's spark-submit."""
+    import yaml
+
+    from lakeops.config import load_config
+
+    data = shipped_config()
+    data["catalog"] = {"name": "bench", "namespace": "lakeops", "data_dir": str(work_dir / "data")}
+    data["landing_dir"] = str(work_dir / "landing")
+    entry = data["tables"][f"lakeops.{table}"]
+    entry["streaming"] = {**entry.get("streaming", {}), "trigger_interval_seconds": trigger_seconds,
+                          "max_files_per_trigger": max_files_per_trigger}
+    entry["ingest"] = {**entry.get("ingest", {}), "mode": "streaming", **ingest}
+    data["tables"] = {table: entry}
+    data.pop("models", None)  # the models' tables are not part of a throughput run
+    path = work_dir / "lakeops.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path, load_config(path)
+
+
 def demo_table(name: str, partition_by: list[str] | None = None, sort_by: list[str] | None = None,
                **settings: Any) -> dict[str, Any]:
     """The shipped config's entry of a demo table (events, users, orders: their declared columns, source and

@@ -38,8 +38,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
-
 from benchmarks.cdc_throughput import CDC, CDC_QUICK, CdcMeasured, cdc_report, run_cdc
 from benchmarks.common import (
     job_env,
@@ -48,8 +46,8 @@ from benchmarks.common import (
     percentile,
     pyplot,
     save_figure,
-    shipped_config,
     stop_job,
+    streamed_config,
     write_results,
 )
 
@@ -132,20 +130,7 @@ class Measured:
 
 
 def bench_config(work: Path, s: Scenario):
-    from lakeops.config import load_config
-
-    data = shipped_config()
-    data["catalog"] = {"name": "bench", "namespace": "lakeops", "data_dir": str(work / "data")}
-    data["landing_dir"] = str(work / "landing")
-    events = data["tables"]["lakeops.events"]
-    events["streaming"] = {**events.get("streaming", {}), "trigger_interval_seconds": s.trigger_seconds,
-                           "max_files_per_trigger": s.max_files_per_trigger}
-    events["ingest"] = {**events.get("ingest", {}), "mode": "streaming", "commit_mode": s.commit_mode}
-    data["tables"] = {"events": events}
-    data.pop("models", None)  # the models' tables are not part of this benchmark
-    path = work / "lakeops.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path, load_config(path)
+    return streamed_config(work, "events", s.trigger_seconds, s.max_files_per_trigger, commit_mode=s.commit_mode)
 
 
 class Progress:

@@ -153,9 +153,9 @@ def table_name(variant: str, cell: Cell, round_: int) -> str:
 
 def events_table(variant: str) -> dict[str, object]:
     """The shipped events table, with or without zonemap columns, committing each micro-batch in one pass."""
-    shipped = demo_table("events")
-    return demo_table("events", zonemap=NO_ZONEMAP if variant == VARIANTS[0] else ZONEMAP,
-                      ingest={**shipped.get("ingest", {}), "mode": "streaming", "commit_mode": "staged"})
+    entry = demo_table("events")
+    return {**entry, "zonemap": NO_ZONEMAP if variant == VARIANTS[0] else ZONEMAP,
+            "ingest": {**entry.get("ingest", {}), "mode": "streaming", "commit_mode": "staged"}}
 
 
 def _writer(session, config, variant: str, table: str, batches: list[tuple[str, list[str]]]) -> tuple[int, float, float, float]:
