@@ -7,6 +7,7 @@ VENV := $(CURDIR)/.venv
 BIN := $(VENV)/bin
 JARS := $(CURDIR)/build/jars
 PY_FILES := $(CURDIR)/build/lakeops.zip
+CLASS_ARCHIVE := $(JARS)/lakeops-classes.jsa
 TEST_SERVERS := $(CURDIR)/build/test-servers
 TEST_KAFKA := $(CURDIR)/build/kafka
 PG_INITDB := /usr/lib/postgresql/15/bin/initdb
@@ -35,7 +36,7 @@ help:
 	@echo "make lock     re-resolve requirements.txt into requirements.lock"
 	@echo "make bench-NAME  run one benchmark (python -m benchmarks NAME; BENCH_ARGS=--quick for a short check); figures in docs/benchmarks.md"
 
-setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES)
+setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES) $(CLASS_ARCHIVE)
 
 # What only the test suite needs: the e2e servers, Kafka with Debezium, PostgreSQL, the compose validator and a browser.
 test-deps: $(TEST_SERVERS)/.resolved $(TEST_KAFKA)/.resolved postgresql compose-cli browser
@@ -66,6 +67,12 @@ $(JARS)/.resolved: include/jvm/pom.xml
 	@rm -rf $(JARS) && mkdir -p $(JARS)
 	@mvn -q -B -f include/jvm/pom.xml dependency:copy-dependencies -DexcludeTransitive=true -DoutputDirectory=$(JARS)
 	@touch $@
+
+# The driver JVMs' class-data-sharing archive (lakeops.class_archive): one training run per set of jars and
+# Spark; every lakeops spark-submit then maps it instead of loading the same classes from the jars.
+$(CLASS_ARCHIVE): $(JARS)/.resolved $(VENV)/.installed
+	@echo "== building the driver JVMs' class archive (a training run of the events ingest, about 2 minutes)"
+	@$(BIN)/python -m lakeops.class_archive $@
 
 # S3Proxy and Iceberg's REST catalog server for the end-to-end tests (a classpath: transitive).
 $(TEST_SERVERS)/.resolved: include/jvm/test-servers/pom.xml

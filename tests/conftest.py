@@ -44,13 +44,17 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(session, config, items):
     """When any collected test starts a Spark JVM, give every Spark driver of the session the faster
-    start-up of tests/jvm_startup.py (unless SPARK_SUBMIT_OPTS is set already). On an xdist worker,
-    the shared servers' test files go first (tests/workers.py)."""
+    start-up of tests/jvm_startup.py (unless SPARK_SUBMIT_OPTS is set already), lakeops' class archive
+    included. On an xdist worker, the shared servers' test files go first (tests/workers.py)."""
     if "SPARK_SUBMIT_OPTS" not in os.environ and any(
             item.get_closest_marker("spark") or "spark" in getattr(item, "fixturenames", ()) for item in items):
-        from tests.jvm_startup import spark_submit_opts
+        from lakeops.class_archive import ARCHIVE_ENV
+        from tests.jvm_startup import spark_submit_opts, suite_archive
 
-        os.environ["SPARK_SUBMIT_OPTS"] = spark_submit_opts()
+        archive = suite_archive()
+        os.environ["SPARK_SUBMIT_OPTS"] = spark_submit_opts(archive)
+        # lakeops' own spark-submits (lakeops.class_archive) name the same archive, not a second one.
+        os.environ[ARCHIVE_ENV] = str(archive) if archive else "none"
     order_in_worker(items)
 
 

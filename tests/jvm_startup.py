@@ -80,8 +80,8 @@ def _build(archive: Path, jars: list[str]) -> bool:
     return True
 
 
-def spark_submit_opts() -> str:
-    """The JVM options for every Spark driver of this test session, building the archive on first use."""
+def suite_archive() -> Path | None:
+    """The suite's archive for this JVM, Spark and jars, built on first use; None when it could not be."""
     import fcntl
 
     from lakeops.runtime import spark_jars
@@ -93,6 +93,9 @@ def spark_submit_opts() -> str:
     with open(ARCHIVE_DIR / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         ready = archive.is_file() or _build(archive, jars)
-    if ready:
-        return f"{FIRST_TIER_ONLY} -XX:SharedArchiveFile={archive} {QUIET}"
-    return f"{FIRST_TIER_ONLY} {QUIET}"
+    return archive if ready else None
+
+
+def spark_submit_opts(archive: Path | None) -> str:
+    """The JVM options for every Spark driver of this test session."""
+    return f"{FIRST_TIER_ONLY} -XX:SharedArchiveFile={archive} {QUIET}" if archive else f"{FIRST_TIER_ONLY} {QUIET}"

@@ -107,10 +107,14 @@ def submit_conf(conf: dict[str, str] | None = None) -> dict[str, str]:
     return with_jit_option({"spark.log.level": "WARN", **(conf or {})})
 
 
-def spark_submit_command(job: str, job_args: list[str], work_dir: str | Path, master: str = "local[2]") -> list[str]:
+def spark_submit_command(job: str, job_args: list[str], work_dir: str | Path, master: str = "local[2]",
+                         conf: dict[str, str] | None = None) -> list[str]:
     """The spark-submit command line of a lakeops job outside Airflow (benchmarks, tests, by hand):
-    what LakeopsSparkSubmitOperator submits, on a given master."""
-    settings = [arg for key, value in submit_conf().items() for arg in ("--conf", f"{key}={value}")]
+    what LakeopsSparkSubmitOperator submits, on a given master, with the class archive when there is one."""
+    from lakeops.class_archive import class_archive, with_class_archive
+
+    settings = [arg for key, value in with_class_archive(submit_conf(conf), class_archive()).items()
+                for arg in ("--conf", f"{key}={value}")]
     return ["spark-submit", "--master", master, "--name", f"lakeops {job}", *settings,
             "--jars", ",".join(spark_jars()), "--py-files", py_files_archive(work_dir), spark_job_path(job), *job_args]
 

@@ -63,6 +63,7 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
         table-health page reads what a run did without parsing logs. None when the driver's output does not come
         back to spark-submit (cluster deploy mode)."""
         from lakeops.catalog import secret_environment
+        from lakeops.class_archive import class_archive, with_class_archive
         from lakeops.config import load_config
         from lakeops.runtime import py_files_archive, spark_jars, spark_job_path
 
@@ -74,6 +75,8 @@ class LakeopsSparkSubmitOperator(SparkSubmitOperator):
         self.application = spark_job_path(self.job)
         self.application_args = list(self.job_args)
         self.jars = ",".join(spark_jars())
+        # A driver on another machine (cluster deploy mode) without the file, or with another JDK, ignores it.
+        self.conf = with_class_archive(self.conf or {}, class_archive())
         with tempfile.TemporaryDirectory(prefix="lakeops-submit-") as work_dir:
             self.py_files = py_files_archive(work_dir)
             self.log.info("running lakeops job %s with %s on connection %s", self.job, self.application_args, self._conn_id)

@@ -17,6 +17,7 @@ from benchmarks.ingest_throughput import (
     _freshness,
     _phases,
     batch_report,
+    median_run,
     meets_goal,
     pool_good,
     steady_rate,
@@ -82,8 +83,20 @@ def test_a_live_run_meets_the_rate_only_when_files_landed_at_it_and_each_was_fre
 
 
 def test_the_batch_report_splits_the_fixed_cost_into_the_jobs_phases_and_the_start_up():
-    b = BatchMeasured(BATCH, fixed_s=20.0, fixed_cpu_s=30.0, fixed_phases={"parse": 2.0, "commit": 1.5},
+    b = BatchMeasured(BATCH, first_s=33.0, fixed_s=20.0, fixed_cpu_s=30.0, fixed_phases={"parse": 2.0, "commit": 1.5},
+                      fixed_without_archive_s=80.0, fixed_without_archive_cpu_s=90.0,
                       rows=860_000, seconds=40.0, cpu_s=50.0, phases={"parse": 15.0, "write": 5.0})
     text = batch_report(b)
-    assert "20 s (30 CPU s): parse 2.0 s, commit 1.5 s, start-up and the rest 16.5 s" in text
+    assert "| 20.0 s (parse 2.0 s, commit 1.5 s, start-up and the rest 16.5 s) | 30 |" in text
     assert "| 21,500 | 43,000 |" in text  # 860,000 rows in 40 s; past the 20 s fixed cost: 43,000 rows/s
+    # 12,900,000 rows of a 5-minute interval at 43,000 rows/s past the fixed cost: 300 s plus the fixed cost
+    assert "| with the class archive | 20.0 s" in text and "| 30 | 40,312 |" in text  # 12.9 M / 320 s
+    assert "| without the class archive | 80.0 s | 90 | 33,947 |" in text  # 12.9 M / 380 s
+    assert "(33 s, once per table)" in text
+
+
+def test_the_median_run_is_the_middle_one_by_wall_time():
+    runs = [(30.0, 50.0, {"parse": 3.0}), (25.0, 45.0, {"parse": 2.0}), (40.0, 60.0, {"parse": 4.0})]
+    assert median_run(runs) == (30.0, 50.0, {"parse": 3.0})
+    assert median_run(runs[:2]) == (25.0, 45.0, {"parse": 2.0})
+    assert median_run([]) == (0.0, 0.0, {})

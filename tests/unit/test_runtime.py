@@ -33,6 +33,7 @@ def jars(tmp_path, monkeypatch):
         (folder / f"{name}-1.0.jar").write_text("")
     monkeypatch.setenv("LAKEOPS_JARS_DIR", str(folder))
     monkeypatch.setenv("LAKEOPS_PY_FILES", "/opt/lakeops/lakeops.zip")
+    monkeypatch.delenv("LAKEOPS_CLASS_ARCHIVE", raising=False)  # no archive in the folder: none is named
     return folder
 
 
@@ -45,6 +46,14 @@ def test_spark_submit_command(jars, tmp_path):
         "--py-files", "/opt/lakeops/lakeops.zip", str(PACKAGE / "jobs" / "stream_events.py"),
         "--table", "events", "--mode", "supervised",
     ]
+
+
+def test_spark_submit_command_maps_the_class_archive_of_the_jars_folder(jars, tmp_path):
+    (jars / "lakeops-classes.jsa").write_bytes(b"archive")
+    command = spark_submit_command("ingest_events", [], tmp_path)
+    assert (f"spark.driver.extraJavaOptions=-XX:SharedArchiveFile={jars}/lakeops-classes.jsa "
+            "-Xlog:disable -Xlog:all=warning:stderr -XX:-DontCompileHugeMethods") in command
+    assert "spark.executor.extraJavaOptions=-XX:-DontCompileHugeMethods" in command  # executors may be elsewhere
 
 
 def test_the_jit_option_joins_the_java_options_a_conf_already_gives():
