@@ -36,7 +36,8 @@ help:
 	@echo "make lock     re-resolve requirements.txt into requirements.lock"
 	@echo "make bench-NAME  run one benchmark (python -m benchmarks NAME; BENCH_ARGS=--quick for a short check); figures in docs/benchmarks.md"
 
-setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES) $(CLASS_ARCHIVE)
+# LAKEOPS_CLASS_ARCHIVE=none: no class archive is built (or used).
+setup: check-tools $(VENV)/.installed $(JARS)/.resolved $(PY_FILES) $(if $(filter none,$(LAKEOPS_CLASS_ARCHIVE)),,$(CLASS_ARCHIVE))
 
 # What only the test suite needs: the e2e servers, Kafka with Debezium, PostgreSQL, the compose validator and a browser.
 test-deps: $(TEST_SERVERS)/.resolved $(TEST_KAFKA)/.resolved postgresql compose-cli browser

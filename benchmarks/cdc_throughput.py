@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from benchmarks.common import job_env, markdown_table, stop_job, streamed_config
+from benchmarks.common import job_env, markdown_table, pyplot, save_figure, stop_job, streamed_config
 from lakeops.batches import BATCH_ID_PROPERTY
 
 
@@ -92,6 +92,11 @@ class CdcMeasured:
     @property
     def delete_files_per_minute(self) -> float:
         return self.delete_files / (self.seconds / 60) if self.seconds else 0.0
+
+    def rates(self) -> list[tuple[float, float]]:
+        """(seconds since the first commit, changes/s of the micro-batch committed then) for every measured one."""
+        return [(t1, (r1 - r0) / (t1 - t0)) for (t0, r0), (t1, r1) in zip(self.timeline, self.timeline[1:], strict=False)
+                if t1 > t0]
 
 
 def measure(found: list[Batch], m: CdcMeasured) -> CdcMeasured:
@@ -181,3 +186,19 @@ def cdc_report(m: CdcMeasured) -> str:
             f"micro-batch, trigger {s.trigger_seconds} s, fed by a backlog; measured from the first commit to the last, "
             f"the first micro-batch (the initial snapshot) excluded. Nothing compacts during the run.{drained}\n\n"
             f"{table}\n")
+
+
+def plot_cdc(m: CdcMeasured, name: str) -> Path:
+    """Changes applied per second, micro-batch by micro-batch, with the run's rate."""
+    fig, ax = pyplot().subplots(figsize=(8, 3.2))
+    points = m.rates()
+    ax.plot([t for t, _ in points], [r for _, r in points], marker="o", markersize=3, linewidth=0.8,
+            label="changes/s per micro-batch")
+    ax.axhline(m.changes_per_s, color="tab:gray", linestyle="--", linewidth=1,
+               label=f"first commit to last: {m.changes_per_s:,.0f}/s")
+    ax.set_xlabel("s since the first commit")
+    ax.set_ylabel("changes/s applied")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"CDC on merge-on-read orders: {m.delete_files_per_minute:.0f} delete files added a minute")
+    ax.legend(loc="lower right")
+    return save_figure(fig, name)

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks.cdc_throughput import CDC, CDC_QUICK, CdcMeasured, cdc_report, run_cdc
+from benchmarks.cdc_throughput import CDC, CDC_QUICK, CdcMeasured, cdc_report, plot_cdc, run_cdc
 from benchmarks.common import (
     job_env,
     markdown_table,
@@ -583,3 +583,5 @@ def _write(name: str, measured: list[Measured], batch: BatchMeasured | None, loa
         "scenarios": [{**asdict(m), "scenario": asdict(m.scenario)} for m in measured]})
     if measured:
         plot(measured, name)
+    if cdc is not None and cdc.timeline:
+        plot_cdc(cdc, name if name.endswith("_cdc") else f"{name}_cdc")

@@ -35,3 +35,14 @@ def test_rates_run_from_the_first_commit_to_the_last_without_the_first_batch():
     assert m.delete_files_per_minute == 18.0
     assert m.timeline == [(0.0, 40_000), (10.0, 60_000), (20.0, 90_000)]
     assert measure(found[:1], CdcMeasured(CDC)).seconds == 0.0
+
+
+def test_each_micro_batch_rate_is_its_records_over_the_time_since_the_previous_commit(tmp_path, monkeypatch):
+    from benchmarks import common
+    from benchmarks.cdc_throughput import plot_cdc
+
+    found = [Batch("snapshot", 1_000, 40_000, 2, 0), Batch("m1", 11_000, 20_000, 2, 3), Batch("m2", 21_000, 30_000, 2, 3)]
+    m = measure(found, CdcMeasured(CDC))
+    assert m.rates() == [(10.0, 2_000.0), (20.0, 3_000.0)]
+    monkeypatch.setattr(common, "RESULTS_DIR", tmp_path)
+    assert plot_cdc(m, "cdc").stat().st_size > 0
