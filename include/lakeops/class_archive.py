@@ -4,7 +4,7 @@ Every spark-submit starts a JVM that loads and verifies the same tens of thousan
 Scala classes from their jars before the job does any work: most of a batch run's fixed cost. The archive holds
 them already parsed and verified; a JVM given it (-XX:SharedArchiveFile) maps them instead. It is built once, at
 set-up, by a training run: the events ingest of a small built-in table on a throw-away embedded catalog, its
-JVM started with -XX:ArchiveClassesAtExit. Then every lakeops spark-submit in client mode passes it to the driver.
+JVM started with -XX:ArchiveClassesAtExit. Then every lakeops spark-submit passes it to the driver.
 
 Safe by construction: a JVM whose JDK or class path differs from the training run's (another Spark, other jars)
 ignores the archive with a warning and runs as before; a path that does not exist is ignored. A damaged file is
