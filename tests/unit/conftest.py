@@ -18,6 +18,7 @@ _ENV_VARS = (
     "LAKEOPS_S3_ENDPOINT",
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
+    "LAKEOPS_CLASS_ARCHIVE",
 )
 
 
@@ -25,6 +26,21 @@ _ENV_VARS = (
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in _ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def spark_jars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A jars folder (LAKEOPS_JARS_DIR) holding an empty file for each jar lakeops requires, and a --py-files archive
+    named by LAKEOPS_PY_FILES, so a spark-submit command is built without set-up."""
+    from lakeops.runtime import REQUIRED_JARS
+
+    folder = tmp_path / "jars"
+    folder.mkdir()
+    for name in REQUIRED_JARS:
+        (folder / f"{name}-1.0.jar").write_text("")
+    monkeypatch.setenv("LAKEOPS_JARS_DIR", str(folder))
+    monkeypatch.setenv("LAKEOPS_PY_FILES", "/opt/lakeops/lakeops.zip")
+    return folder
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ DRIVER = "spark.driver.extraJavaOptions"
 @pytest.fixture
 def jars(tmp_path, monkeypatch):
     monkeypatch.setenv("LAKEOPS_JARS_DIR", str(tmp_path))
-    monkeypatch.delenv(ARCHIVE_ENV, raising=False)
     return tmp_path
 
 

@@ -26,15 +26,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def jars(tmp_path, monkeypatch):
-    folder = tmp_path / "jars"
-    folder.mkdir()
-    for name in REQUIRED_JARS:
-        (folder / f"{name}-1.0.jar").write_text("")
-    monkeypatch.setenv("LAKEOPS_JARS_DIR", str(folder))
-    monkeypatch.setenv("LAKEOPS_PY_FILES", "/opt/lakeops/lakeops.zip")
-    monkeypatch.delenv("LAKEOPS_CLASS_ARCHIVE", raising=False)  # no archive in the folder: none is named
-    return folder
+def jars(spark_jars):
+    return spark_jars
 
 
 def test_spark_submit_command(jars, tmp_path):

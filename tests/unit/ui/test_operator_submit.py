@@ -6,20 +6,12 @@ from __future__ import annotations
 import pytest
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 
-from lakeops.runtime import REQUIRED_JARS
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 
 
 @pytest.fixture
-def submitted(tmp_path, monkeypatch):
+def submitted(spark_jars, monkeypatch):
     """Run the operator's execute with spark-submit itself replaced: the settings it would run with."""
-    jars = tmp_path / "jars"
-    jars.mkdir()
-    for name in REQUIRED_JARS:
-        (jars / f"{name}-1.0.jar").write_text("")
-    monkeypatch.setenv("LAKEOPS_JARS_DIR", str(jars))
-    monkeypatch.setenv("LAKEOPS_PY_FILES", "/opt/lakeops/lakeops.zip")
-    monkeypatch.delenv("LAKEOPS_CLASS_ARCHIVE", raising=False)
     seen: dict = {}
     monkeypatch.setattr(LakeopsSparkSubmitOperator, "_get_hook", lambda self: object())
     monkeypatch.setattr(SparkSubmitOperator, "execute",
@@ -29,7 +21,7 @@ def submitted(tmp_path, monkeypatch):
         LakeopsSparkSubmitOperator(task_id="t", job="ingest_events", job_args=[], **kwargs).execute({})
         return seen
 
-    return jars, run
+    return spark_jars, run
 
 
 def test_the_driver_maps_the_class_archive_of_the_jars_folder(submitted):
