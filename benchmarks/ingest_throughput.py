@@ -395,9 +395,13 @@ def run_batch(s: BatchScenario, rounds: int = FIXED_ROUNDS) -> BatchMeasured:
     as a backlog, with the archive."""
     from datetime import timedelta
 
+    from lakeops.class_archive import class_archive
     from lakeops.generator.paced import EventPool, land_paced, pace
     from lakeops.phases import parse_phases
 
+    if class_archive() is None:
+        raise RuntimeError("batch mode is measured with and without the driver's class archive, and none is built: "
+                           "run `python -m lakeops.class_archive` (make setup does)")
     work = Path(tempfile.mkdtemp(prefix="lakeops-bench-batch-"))
     m, pool = BatchMeasured(s), EventPool()
     runs = ["first", *["without", "with"] * rounds, "rows"]
