@@ -95,13 +95,6 @@ def training_lines(moment: datetime, rows: int = TRAINING_ROWS) -> list[str]:
     return [*lines, "not json"]
 
 
-def _job_environment() -> dict[str, str]:
-    """spark-submit and the driver's Python from this interpreter's environment."""
-    bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-            "PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable)}
-
-
 def check_archive(path: Path) -> None:
     """Raise SetupError unless a JVM starts with path as its archive (a truncated one stops the JVM)."""
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java" if os.environ.get("JAVA_HOME") else "java"
@@ -118,6 +111,7 @@ def build_class_archive(destination: Path) -> Path:
     """Train, check and install the archive at destination (an existing one is replaced only by a good one)."""
     import yaml
 
+    from lakeops.cli.master import job_environment
     from lakeops.config import load_config
     from lakeops.ingest.plan import plan_ingest
     from lakeops.runtime import spark_submit_command
@@ -142,7 +136,8 @@ def build_class_archive(destination: Path) -> Path:
                  "the classes it loaded to %s", TRAINING_ROWS, destination)
         began = time.perf_counter()
         try:
-            done = subprocess.run(command, capture_output=True, text=True, env=_job_environment(), check=False)
+            done = subprocess.run(command, capture_output=True, text=True, check=False,
+                                  env=job_environment(os.environ, sys.executable, str(config_path)))
             if done.returncode != 0 or not partial.is_file():
                 raise SetupError(f"the class archive's training run failed (exit {done.returncode}); its output ends:\n"
                                  f"{(done.stdout + done.stderr)[-3000:]}\nFix the cause, or set {ARCHIVE_ENV}=none "

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from lakeops.class_archive import ARCHIVE_ENV, ARCHIVE_NAME, DRIVER_OPTIONS, TRAINING_TABLE, check_archive, training_config
+from lakeops.cli.master import job_environment
 from lakeops.exceptions import SetupError
 from lakeops.runtime import jars_dir, spark_submit_command
 
@@ -37,8 +38,8 @@ def test_a_lakeops_driver_maps_the_archive_set_up_trained(setup_archive, tmp_pat
         "--table", TRAINING_TABLE, "--start", start.isoformat(), "--end", (start + timedelta(minutes=1)).isoformat(),
         "--config", str(config)], tmp_path, conf={DRIVER_OPTIONS: f"-Xlog:class+load=info:file={loaded}"})
     # The suite's own JVM options name the suite's archive: this driver gets only what lakeops gives it.
-    env = {key: value for key, value in os.environ.items() if key != "SPARK_SUBMIT_OPTS"}
-    env.update(PYSPARK_PYTHON=sys.executable, PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
+    env = job_environment({key: value for key, value in os.environ.items() if key != "SPARK_SUBMIT_OPTS"},
+                          sys.executable, str(config))
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert '"status": "no_input"' in done.stdout  # nothing landed: the run starts Spark, lists and stops
