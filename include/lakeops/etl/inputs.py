@@ -3,13 +3,15 @@ table, state of its sources, then the pure planner."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from typing import TYPE_CHECKING
 
 from lakeops.config import LakeopsConfig
+from lakeops.etl.changed_dates import WatermarkFacts
 from lakeops.etl.plan import EtlPlan, plan_etl
-from lakeops.etl.state import source_state
-from lakeops.watermark import current_watermarks
+from lakeops.etl.state import source_changed_dates, source_state
+from lakeops.watermark import current_watermark_facts, current_watermarks
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -26,6 +28,16 @@ def plan_from_catalog(catalog: Catalog, config: LakeopsConfig, model_name: str, 
     model = config.model(model_name)
     downstream = _table(catalog, config, model.table_name)
     marks = current_watermarks(downstream) if downstream is not None and downstream.current_snapshot() else {}
-    names = [model.source_table(alias) for alias in model.sources]
-    states = {name: source_state(name, _table(catalog, config, name), marks.get(name)) for name in names}
+    tables = {model.source_table(alias): _table(catalog, config, model.source_table(alias)) for alias in model.sources}
+    states = {name: source_state(name, table, marks.get(name)) for name, table in tables.items()}
+    expired = any(name in marks and marks[name] not in state.live_snapshot_ids for name, state in states.items())
+    if expired and not full and not backfill_dates:
+        # Only then are the sources' manifests read: the dates their rows changed on since the watermarks.
+        assert downstream is not None
+        facts = current_watermark_facts(downstream)
+        for alias in model.sources:
+            name = model.source_table(alias)
+            mark = WatermarkFacts(*facts[name]) if name in facts else None
+            dates = source_changed_dates(name, tables[name], model.source(alias).time_column, mark)
+            states[name] = dataclasses.replace(states[name], changed_dates=dates)
     return plan_etl(model, marks, states, full=full, backfill_dates=backfill_dates)

@@ -1,9 +1,12 @@
 """Which work a model's ETL run does, decided from plain values: pure, no Spark, no catalog.
 
 * incremental: read the source snapshots after the watermark up to the source's current snapshot;
-* full: recompute the whole downstream table (first run, expired watermark, a rewrite of an
-  append-only source, a change that touched most of a changelog source's files, or asked for);
+* full: recompute the whole downstream table (first run, an expired watermark whose changes cannot be
+  dated, a rewrite of an append-only source, a change that touched most of a changelog source's files, or
+  asked for);
 * backfill: recompute the downstream partitions of given dates by partition-scoped overwrite;
+* range: an expired watermark answered by a backfill of the dates the sources changed on since it, which
+  moves the watermarks;
 * noop: every source is at its watermark.
 """
 
@@ -30,6 +33,11 @@ class SourceState:
     operations_after: dict[int, tuple[str, ...]] = field(default_factory=dict)
     """snapshot id -> operations of the snapshots after it, up to the current one (ancestors only), that changed
     rows: a compaction's replace and commits that added and removed nothing are left out."""
+    current_sequence_number: int | None = None
+    current_total_records: int | None = None
+    changed_dates: tuple[date, ...] | str | None = None
+    """only read when a watermark of the model has been expired: the dates the source's rows changed on since
+    its watermark (lakeops.etl.changed_dates), or why they cannot be known"""
 
 
 @dataclass(frozen=True)
@@ -39,13 +47,17 @@ class SourceRange:
     """exclusive; None: from the first snapshot"""
     end_snapshot_id: int | None
     """inclusive; the snapshot read; None: the source has no snapshot yet"""
+    end_sequence_number: int | None = None
+    end_total_records: int | None = None
+    """the end snapshot's sequence number and row count, recorded with the watermark: what dates the changes
+    once the watermark snapshot is expired (lakeops.etl.changed_dates)"""
 
 
 @dataclass(frozen=True)
 class EtlPlan:
     model: str
     mode: str
-    """incremental | full | backfill | noop"""
+    """incremental | full | backfill | range | noop"""
     ranges: tuple[SourceRange, ...]
     dates: tuple[date, ...] = ()
     reason: str = ""
@@ -54,9 +66,15 @@ class EtlPlan:
     def new_watermarks(self) -> dict[str, int]:
         """The watermarks the commit carries. A backfill carries none: current_watermarks skips a
         snapshot without any, so a backfill can never move the incremental watermark backwards."""
-        if self.mode not in ("incremental", "full"):
+        if self.mode not in ("incremental", "full", "range"):
             return {}
         return {r.source: r.end_snapshot_id for r in self.ranges if r.end_snapshot_id is not None}
+
+    @property
+    def new_watermark_facts(self) -> dict[str, tuple[int, int]]:
+        """source -> (sequence number, row count) of each new watermark that has both."""
+        return {r.source: (r.end_sequence_number, r.end_total_records) for r in self.ranges
+                if r.source in self.new_watermarks and r.end_sequence_number and r.end_total_records is not None}
 
     def as_dict(self) -> dict:
         return {"model": self.model, "mode": self.mode, "reason": self.reason,
@@ -127,7 +145,8 @@ def plan_etl(model: ModelConfig, watermarks: dict[str, int], sources: dict[str, 
     missing = [name for name in names if name not in sources]
     if missing:
         raise ConfigError(f"no state given for source(s) {missing} of model {model.name}")
-    current = tuple(SourceRange(n, None, sources[n].current_snapshot_id) for n in names)
+    current = tuple(SourceRange(n, None, sources[n].current_snapshot_id, sources[n].current_sequence_number,
+                                sources[n].current_total_records) for n in names)
     if backfill_dates:
         return EtlPlan(model.name, "backfill", current, tuple(sorted(set(backfill_dates))),
                        f"backfill of {len(set(backfill_dates))} date(s)")
@@ -139,15 +158,15 @@ def plan_etl(model: ModelConfig, watermarks: dict[str, int], sources: dict[str, 
         if mark is None:
             return EtlPlan(model.name, "full", current, reason=f"no watermark for source {name} yet: first run")
         if state.current_snapshot_id is None or mark not in state.live_snapshot_ids:
-            return EtlPlan(model.name, "full", current, reason=(
-                f"watermark snapshot {mark} of source {name} has been expired (or the table was replaced); "
-                f"the changes since it cannot be read, so the whole table is recomputed"))
+            return _expired(model.name, f"watermark snapshot {mark} of source {name} has been expired (or the "
+                                        f"table was replaced)", current, [sources[n] for n in names])
         after = state.operations_after.get(mark, ())
         if model.source(alias).kind == "append" and REWRITES & set(after):
             return EtlPlan(model.name, "full", current, reason=(
                 f"source {name} had {sorted(REWRITES & set(after))} commits after watermark {mark}; "
                 f"an append-only incremental read cannot follow them, so the whole table is recomputed"))
-        ranges.append(SourceRange(name, mark, state.current_snapshot_id))
+        ranges.append(SourceRange(name, mark, state.current_snapshot_id, state.current_sequence_number,
+                                  state.current_total_records))
     if all(r.start_snapshot_id == r.end_snapshot_id for r in ranges):
         return EtlPlan(model.name, "noop", tuple(ranges), reason="every source is at its watermark")
     if not any(sources[r.source].operations_after.get(r.start_snapshot_id, ("unknown",)) for r in ranges
@@ -155,6 +174,24 @@ def plan_etl(model: ModelConfig, watermarks: dict[str, int], sources: dict[str, 
         return EtlPlan(model.name, "noop", tuple(ranges), reason=(
             "no source changed a row since its watermark (only compactions or commits that matched no row)"))
     return EtlPlan(model.name, "incremental", tuple(ranges), reason="changes since the watermarks")
+
+
+def _expired(model: str, what: str, current: tuple[SourceRange, ...], states: list[SourceState]) -> EtlPlan:
+    """An expired watermark: a recompute of the dates the sources changed on since their watermarks when every
+    source's are known, else of the whole table; the reason names the snapshot and the dates or why not."""
+    known: set[date] = set()
+    for state in states:
+        if not isinstance(state.changed_dates, tuple):
+            why = state.changed_dates or "the dates the sources changed on were not read"
+            return EtlPlan(model, "full", current, reason=f"{what}; the changes since it cannot be read as a diff "
+                                                          f"and cannot be dated ({why}), so the whole table is recomputed")
+        known.update(state.changed_dates)
+    dates = tuple(sorted(known))
+    if not dates:
+        return EtlPlan(model, "noop", current, reason=f"{what}; no source file was committed since it")
+    return EtlPlan(model, "range", current, dates, reason=(
+        f"{what}; the changes since it cannot be read as a diff, and the files committed since hold rows of "
+        f"{len(dates)} date(s) from {dates[0].isoformat()} to {dates[-1].isoformat()}, which are recomputed"))
 
 
 def full_is_cheaper(source: str, changed_bytes: int, live_bytes: int | None, share: float) -> str | None:

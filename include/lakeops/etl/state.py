@@ -3,12 +3,18 @@ and what a commit did, read from its snapshot summary."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from lakeops.etl.changed_dates import DATA, EQUALITY_DELETES, POSITION_DELETES, FileFacts, WatermarkFacts, changed_dates
 from lakeops.etl.plan import SourceState
 
 if TYPE_CHECKING:
     from pyiceberg.table import Table
+    from pyiceberg.types import IcebergType
+
+# The reserved field id of a position delete file's file_path column (Iceberg spec, "Reserved field IDs").
+DELETE_FILE_PATH_ID = 2147483546
 
 
 ROW_CHANGE_COUNTS = ("added-data-files", "deleted-data-files", "added-delete-files", "removed-delete-files",
@@ -22,9 +28,9 @@ def changes_rows(operation: str, summary: dict[str, str]) -> bool:
 
 
 def source_state(name: str, table: Table | None, watermark: int | None) -> SourceState:
-    """The source's current snapshot, its live snapshots and the operations committed after the
-    watermark on the current branch by snapshots that changed rows (changes_rows). table None: the source
-    does not exist yet."""
+    """The source's current snapshot (with its sequence number and row count), its live snapshots and the
+    operations committed after the watermark on the current branch by snapshots that changed rows
+    (changes_rows). table None: the source does not exist yet."""
     from pyiceberg.table.snapshots import ancestors_of
 
     current = None if table is None else table.current_snapshot()
@@ -40,12 +46,79 @@ def source_state(name: str, table: Table | None, watermark: int | None) -> Sourc
             operations.append("unknown")
         elif changes_rows(snapshot.summary.operation.value, snapshot.summary.additional_properties):
             operations.append(str(snapshot.summary.operation.value))
+    records = current.summary.get("total-records") if current.summary is not None else None
     return SourceState(
         name=name,
         current_snapshot_id=current.snapshot_id,
         live_snapshot_ids=frozenset(s.snapshot_id for s in table.snapshots()),
         operations_after={watermark: tuple(operations)} if found and watermark is not None else {},
+        current_sequence_number=current.sequence_number or None,
+        current_total_records=int(records) if records is not None else None,
     )
+
+
+def _bound(field_type: IcebergType, raw: bytes | None) -> datetime | None:
+    """A time column's bound as a naive UTC datetime (a date column's as its midnight)."""
+    from pyiceberg.conversions import from_bytes
+    from pyiceberg.types import DateType, PrimitiveType
+
+    if raw is None or not isinstance(field_type, PrimitiveType):
+        return None
+    value = int(from_bytes(field_type, raw))  # days (date) or microseconds (timestamp) since the epoch
+    if isinstance(field_type, DateType):
+        return datetime.combine(date(1970, 1, 1) + timedelta(days=value), datetime.min.time())
+    return datetime.fromtimestamp(value / 1_000_000, UTC).replace(tzinfo=None)
+
+
+def file_facts(table: Table, time_column: str | None) -> list[FileFacts]:
+    """Every live data and delete file of the table's current snapshot, read from its manifests (metadata only)."""
+    from pyiceberg.conversions import from_bytes
+    from pyiceberg.manifest import DataFileContent
+    from pyiceberg.types import StringType
+
+    snapshot = table.current_snapshot()
+    if snapshot is None:
+        return []
+    field = table.schema().find_field(time_column) if time_column else None
+    contents = {DataFileContent.DATA: DATA, DataFileContent.POSITION_DELETES: POSITION_DELETES,
+                DataFileContent.EQUALITY_DELETES: EQUALITY_DELETES}
+    facts = []
+    for manifest in snapshot.manifests(table.io):
+        for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True):
+            f, content = entry.data_file, contents[entry.data_file.content]
+            bounds = None
+            if field is not None and content == DATA:
+                low = _bound(field.field_type, (f.lower_bounds or {}).get(field.field_id))
+                high = _bound(field.field_type, (f.upper_bounds or {}).get(field.field_id))
+                bounds = (low, high) if low is not None and high is not None else None
+            referenced = None
+            if content == POSITION_DELETES:
+                named = getattr(f, "referenced_data_file", None)  # a deletion vector's (format 3)
+                if named:
+                    referenced = (named, named)
+                else:
+                    low_path = (f.lower_bounds or {}).get(DELETE_FILE_PATH_ID)
+                    high_path = (f.upper_bounds or {}).get(DELETE_FILE_PATH_ID)
+                    if low_path is not None and high_path is not None:
+                        referenced = (from_bytes(StringType(), low_path), from_bytes(StringType(), high_path))
+            facts.append(FileFacts(f.file_path, content, entry.sequence_number or 0, f.record_count,
+                                   (f.spec_id, tuple(f.partition[i] for i in range(len(f.partition)))), bounds, referenced))
+    return facts
+
+
+def source_changed_dates(name: str, table: Table | None, time_column: str | None, mark: WatermarkFacts | None
+                         ) -> tuple[date, ...] | str:
+    """The dates source rows changed on since the watermark (lakeops.etl.changed_dates), from its live files."""
+    current = None if table is None else table.current_snapshot()
+    if table is None or current is None:
+        return f"source {name} has no snapshot"
+    summary = current.summary
+    records = summary.get("total-records") if summary is not None else None
+    try:
+        files = file_facts(table, time_column) if mark is not None else []
+    except Exception as e:  # noqa: BLE001 - a manifest pyiceberg cannot read: a full recompute is always right
+        return f"the manifests of source {name} could not be read ({type(e).__name__}: {e})"
+    return changed_dates(name, time_column, files, mark, int(records) if records is not None else None)
 
 
 MERGE_METRICS = ("inserted", "updated", "deleted")

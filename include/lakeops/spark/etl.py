@@ -27,6 +27,7 @@ from lakeops.spark.etl_changes import CHANGE_TYPE, ChangedFiles, appended, chang
 from lakeops.spark.etl_commit import commit_once
 from lakeops.spark.etl_model import model_rows
 from lakeops.spark.scan_tasks import StagedReads, java_table
+from lakeops.watermark import watermark_fact_properties
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -85,8 +86,8 @@ def _in_days(column: str, plan: EtlPlan) -> Column:
 
 
 def _recompute(model: ModelConfig, plan: EtlPlan, spark: SparkSession, config: LakeopsConfig) -> DataFrame:
-    """The model's rows of the whole table (full) or of the plan's dates (backfill: sources with a time column
-    read for those dates only)."""
+    """The model's rows of the whole table (full) or of the plan's dates (backfill, range: sources with a time
+    column read for those dates only)."""
     inputs = {}
     for name, r in _ranges(model, plan).items():
         frame, column = _at(spark, config, r), model.source(name).time_column
@@ -266,11 +267,12 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
     target = config.qualified(model.table_name)
     spark.sparkContext.setJobDescription(f"lakeops etl {identity}")
     extra = {"lakeops.etl-dates": ",".join(d.isoformat() for d in plan.dates)} if plan.dates else {}
+    extra.update(watermark_fact_properties(plan.new_watermark_facts))
     merge = _incremental(spark, config, model, plan) if plan.mode == "incremental" else None
     if isinstance(merge, EtlPlan):  # the same work, under the same identity, done by a full recompute
         log.warning("%s: %s", plan.model, merge.reason)
         plan = merge
-    if plan.mode in ("full", "backfill"):
+    if plan.mode in ("full", "backfill", "range"):
         rows = _recompute(model, plan, spark, config)
         status, snapshot = commit_once(spark, catalog, target, identity, plan.new_watermarks,
                                        lambda: _overwrite(spark, config, model, plan, rows), extra, overwrite=True)

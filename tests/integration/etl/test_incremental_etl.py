@@ -88,21 +88,59 @@ def test_backfill_in_reverse_order_equals_the_incremental_result(catalog_spark, 
     assert current_watermarks(_table(config, "user_activity_hourly")) == marks
 
 
-def test_expired_watermark_snapshot_falls_back_to_a_full_recompute(catalog_spark, lakeops_config, caplog):
+def _expire(spark, config, snapshot_id):
+    spark.sql(f"CALL {config.catalog.name}.system.expire_snapshots(table => '{config.qualified('events')}', "
+              f"snapshot_ids => array({snapshot_id}))")
+
+
+def test_expired_watermark_snapshot_recomputes_the_dates_changed_since(catalog_spark, lakeops_config, caplog):
+    spark, config = catalog_spark, lakeops_config
+    create_tables(spark, config, "events")
+    append_events(spark, config, BATCH1)
+    _run(spark, config)
+    mark = current_watermarks(_table(config, "user_activity_hourly"))["events"]
+    append_events(spark, config, BATCH2[:1])  # late: the 21st only
+    _expire(spark, config, mark)
+    catalog = load_catalog(config.catalog)
+    plan = plan_from_catalog(catalog, config, "user_activity_hourly")
+    assert plan.mode == "range" and plan.dates == (date(2026, 11, 21),)
+    assert f"watermark snapshot {mark} of source events has been expired" in plan.reason
+    with caplog.at_level("WARNING", logger="lakeops.spark.etl"):
+        result = run_etl(spark, catalog, config, plan)
+    assert result.status == "committed" and "expired" in caplog.text
+    assert activity(spark, config) == activity_from_scratch(spark, config)
+    downstream = _table(config, "user_activity_hourly").current_snapshot().summary
+    assert downstream["lakeops.etl-dates"] == "2026-11-21"
+    events = _table(config, "events").current_snapshot()
+    assert watermarks_of(downstream.additional_properties) == {"events": events.snapshot_id}
+    assert downstream["lakeops.watermark-sequence.events"] == str(events.sequence_number)
+    assert downstream["lakeops.watermark-records.events"] == "5"
+
+    # A merge-on-read delete of one of the 21st's first events: a position delete file names the file it lies in.
+    spark.sql(f"ALTER TABLE {config.qualified('events')} SET TBLPROPERTIES ('write.delete.mode'='merge-on-read')")
+    spark.sql(f"DELETE FROM {config.qualified('events')} WHERE event_id = 'e3'")
+    assert _table(config, "events").current_snapshot().summary["added-position-deletes"] == "1"
+    _expire(spark, config, events.snapshot_id)
+    plan = plan_from_catalog(load_catalog(config.catalog), config, "user_activity_hourly")
+    assert plan.mode == "range" and plan.dates == (date(2026, 11, 21),), plan.reason
+    assert _run(spark, config).status == "committed"
+    assert activity(spark, config) == activity_from_scratch(spark, config)
+    assert not [r for r in activity(spark, config) if r[0] == 2]
+
+
+def test_expired_watermark_after_a_compaction_recomputes_in_full(catalog_spark, lakeops_config):
     spark, config = catalog_spark, lakeops_config
     create_tables(spark, config, "events")
     append_events(spark, config, BATCH1)
     _run(spark, config)
     mark = current_watermarks(_table(config, "user_activity_hourly"))["events"]
     append_events(spark, config, BATCH2)
-    spark.sql(f"CALL {config.catalog.name}.system.expire_snapshots(table => '{config.qualified('events')}', "
-              f"snapshot_ids => array({mark}))")
-    catalog = load_catalog(config.catalog)
-    plan = plan_from_catalog(catalog, config, "user_activity_hourly")
-    assert plan.mode == "full" and f"watermark snapshot {mark} of source events has been expired" in plan.reason
-    with caplog.at_level("WARNING", logger="lakeops.spark.etl"):
-        result = run_etl(spark, catalog, config, plan)
-    assert result.status == "committed" and "expired" in caplog.text
+    spark.sql(f"CALL {config.catalog.name}.system.rewrite_data_files(table => '{config.qualified('events')}', "
+              f"options => map('min-input-files', '2', 'rewrite-all', 'true'))")
+    _expire(spark, config, mark)
+    plan = plan_from_catalog(load_catalog(config.catalog), config, "user_activity_hourly")
+    assert plan.mode == "full" and "files were removed or rewritten after the watermark" in plan.reason
+    assert _run(spark, config).status == "committed"
     assert activity(spark, config) == activity_from_scratch(spark, config)
 
 

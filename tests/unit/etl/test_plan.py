@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, date, datetime
 
 import pytest
@@ -53,10 +54,32 @@ def test_first_run_is_full():
     assert "first run" in plan.reason and plan.new_watermarks == {"events": 30}
 
 
-def test_expired_watermark_is_named_and_recomputes_in_full():
+def test_expired_watermark_whose_changes_cannot_be_dated_recomputes_in_full():
     plan = plan_etl(ACTIVITY, {"events": 5}, {"events": EVENTS})
     assert plan.mode == "full"
     assert "watermark snapshot 5 of source events has been expired" in plan.reason
+    removed = dataclasses.replace(EVENTS, changed_dates="files were removed")
+    plan = plan_etl(ACTIVITY, {"events": 5}, {"events": removed})
+    assert plan.mode == "full" and "cannot be dated (files were removed)" in plan.reason
+
+
+def test_expired_watermark_recomputes_the_dates_changed_since_and_moves_the_watermark():
+    state = dataclasses.replace(EVENTS, current_sequence_number=9, current_total_records=1200,
+                                changed_dates=(date(2026, 11, 20), date(2026, 11, 21)))
+    plan = plan_etl(ACTIVITY, {"events": 5}, {"events": state})
+    assert plan.mode == "range" and plan.dates == (date(2026, 11, 20), date(2026, 11, 21))
+    assert "2 date(s) from 2026-11-20 to 2026-11-21, which are recomputed" in plan.reason
+    assert plan.new_watermarks == {"events": 30} and plan.new_watermark_facts == {"events": (9, 1200)}
+    unchanged = dataclasses.replace(EVENTS, changed_dates=())
+    assert plan_etl(ACTIVITY, {"events": 5}, {"events": unchanged}).mode == "noop"
+
+
+def test_an_expired_watermark_on_one_source_dates_every_source():
+    orders = SourceState("orders", 8, frozenset({8}), changed_dates=(date(2026, 11, 2),))
+    users = SourceState("users", 3, frozenset({3}), {2: ("overwrite",)}, changed_dates=(date(2026, 11, 1),))
+    plan = plan_etl(ORDERS, {"orders": 7, "users": 2}, {"orders": orders, "users": users})
+    assert plan.mode == "range" and plan.dates == (date(2026, 11, 1), date(2026, 11, 2))
+    assert plan.new_watermark_facts == {}  # no sequence numbers known: none recorded
 
 
 def test_rewrite_of_an_append_only_source_recomputes_in_full():
