@@ -172,6 +172,11 @@ class ScanCost:
     scanned_bytes: int
     scanned_files: int
     spark_jobs: int
+    job_seconds: float = 0.0
+    """the time at least one of the work's Spark jobs ran (the union of their intervals); the rest of
+    `seconds` is the driver's own: planning, py4j calls, commits"""
+    jobs: tuple[tuple[str, float], ...] = ()
+    """each Spark job's name (its call site) and seconds, in order"""
 
 
 def _last_execution(spark: SparkSession) -> int:
@@ -182,6 +187,24 @@ def _last_execution(spark: SparkSession) -> int:
 def _last_job(spark: SparkSession) -> int:
     jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(spark._jvm.java.util.ArrayList())
     return max((int(jobs.apply(i).jobId()) for i in range(jobs.size())), default=-1)
+
+
+def _jobs_since(spark: SparkSession, job: int) -> tuple[float, tuple[tuple[str, float], ...]]:
+    """The union of the intervals of the Spark jobs after `job`, and each job's name and seconds."""
+    jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(spark._jvm.java.util.ArrayList())
+    spans = []
+    for i in range(jobs.size()):
+        data = jobs.apply(i)
+        if int(data.jobId()) <= job or not data.submissionTime().isDefined() or not data.completionTime().isDefined():
+            continue
+        spans.append((int(data.jobId()), data.submissionTime().get().getTime() / 1000,
+                      data.completionTime().get().getTime() / 1000, str(data.name())))
+    spans.sort()
+    busy, end = 0.0, float("-inf")
+    for _, start, stop, _ in sorted(spans, key=lambda s: s[1]):
+        busy += max(0.0, stop - max(start, end))
+        end = max(end, stop)
+    return busy, tuple((name, round(stop - start, 3)) for _, start, stop, name in spans)
 
 
 def _metric_value(text: str) -> int:
@@ -223,7 +246,8 @@ def measure_scans(spark: SparkSession, work: Callable[[], Any]) -> tuple[ScanCos
     seconds = time.perf_counter() - started
     sc.listenerBus().waitUntilEmpty()
     scanned, files = _scans_since(spark, execution)
-    return ScanCost(seconds, scanned, files, _last_job(spark) - job), result
+    busy, jobs = _jobs_since(spark, job)
+    return ScanCost(seconds, scanned, files, _last_job(spark) - job, busy, jobs), result
 
 
 # The benchmark's own catalog

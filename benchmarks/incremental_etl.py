@@ -255,8 +255,8 @@ def run(sizes: Sizes) -> dict[str, Any]:
             rep_row[mode] = {**asdict(cost), "status": result.status, "keys": result.keys, "ran_as": result.mode,
                              "reason": result.reason}
             print(f"rep {rep + 1}: {mode:<11} {cost.seconds:7.2f} s {cost.scanned_bytes / 1e6:9.2f} MB in "
-                  f"{cost.scanned_files} files, {cost.spark_jobs} Spark jobs ({result.status} as {result.mode}, "
-                  f"{result.keys:,} keys)", flush=True)
+                  f"{cost.scanned_files} files, {cost.spark_jobs} Spark jobs running {cost.job_seconds:.2f} s "
+                  f"({result.status} as {result.mode}, {result.keys:,} keys)", flush=True)
         reps.append(rep_row)
     load_after = os.getloadavg()
     spark.stop()
@@ -270,7 +270,7 @@ def run(sizes: Sizes) -> dict[str, Any]:
 def medians(samples: dict[str, list[ScanCost]]) -> tuple[dict[str, dict[str, float]], dict[str, float], dict[str, float]]:
     """Per mode the medians of each figure; incremental over full of the medians; and the median of
     the same ratios per repetition (incremental and full back to back, under the same load)."""
-    keys = ("seconds", "scanned_bytes", "scanned_files", "spark_jobs")
+    keys = ("seconds", "scanned_bytes", "scanned_files", "spark_jobs", "job_seconds")
     med = {m: {k: statistics.median(getattr(c, k) for c in samples[m]) for k in keys} for m in MODES}
     ratio = {k: med["incremental"][k] / max(med["full"][k], 1e-9) for k in ("seconds", "scanned_bytes")}
     paired = {k: statistics.median(getattr(i, k) / max(getattr(f, k), 1e-9)
@@ -283,11 +283,11 @@ def report(result: dict[str, Any], sizes: Sizes) -> str:
     med, ratio, paired = result["medians"], result["ratios"], result["ratios_per_repetition_median"]
     load_before, load_after = result["load_average"]["before"], result["load_average"]["after"]
     rows = [[m, f"{med[m]['seconds']:.2f}", f"{med[m]['scanned_bytes'] / 1e6:.2f}", f"{med[m]['scanned_files']:.0f}",
-             f"{med[m]['spark_jobs']:.0f}"] for m in MODES]
-    rows.append(["incremental / full (of the medians)", f"{ratio['seconds']:.1%}", f"{ratio['scanned_bytes']:.1%}", "", ""])
+             f"{med[m]['spark_jobs']:.0f}", f"{med[m].get('job_seconds', 0):.2f}"] for m in MODES]
+    rows.append(["incremental / full (of the medians)", f"{ratio['seconds']:.1%}", f"{ratio['scanned_bytes']:.1%}", "", "", ""])
     rows.append(["incremental / full (median per repetition)", f"{paired['seconds']:.1%}", f"{paired['scanned_bytes']:.1%}",
-                 "", ""])
-    table = markdown_table(["run", "wall time (s)", "MB scanned", "files scanned", "Spark jobs"], rows)
+                 "", "", ""])
+    table = markdown_table(["run", "wall time (s)", "MB scanned", "files scanned", "Spark jobs", "s in Spark jobs"], rows)
     if sizes.source == "changelog":
         what = (f"`orders_gross` from a merge-on-read `orders`: {sizes.days * sizes.rows_per_day:,} orders over {sizes.days} "
                 f"day partitions, then per repetition {sizes.new_share:.0%} new orders and {sizes.changed_share:.0%} of the "

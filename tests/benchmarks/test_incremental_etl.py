@@ -32,15 +32,16 @@ def test_range_bytes_sum_what_the_appends_after_the_start_snapshot_added(tmp_pat
 
 
 def test_medians_and_ratios_of_the_medians_and_per_repetition():
-    samples = {"incremental": [ScanCost(1.0, 10, 1, 9), ScanCost(3.0, 30, 3, 9), ScanCost(2.0, 20, 2, 9)],
+    samples = {"incremental": [ScanCost(1.0, 10, 1, 9, 0.5), ScanCost(3.0, 30, 3, 9, 2.5), ScanCost(2.0, 20, 2, 9, 1.25)],
                "full": [ScanCost(10.0, 1000, 100, 4), ScanCost(60.0, 1000, 100, 4), ScanCost(40.0, 1000, 100, 4)]}
     med, ratio, paired = medians(samples)
-    assert med["incremental"] == {"seconds": 2.0, "scanned_bytes": 20, "scanned_files": 2, "spark_jobs": 9}
+    assert med["incremental"] == {"seconds": 2.0, "scanned_bytes": 20, "scanned_files": 2, "spark_jobs": 9,
+                                  "job_seconds": 1.25}
     assert ratio == {"seconds": pytest.approx(0.05), "scanned_bytes": pytest.approx(0.02)}
     assert paired["seconds"] == pytest.approx(0.05)  # 0.1, 0.05, 0.05
     text = report({"medians": med, "ratios": ratio, "ratios_per_repetition_median": paired,
                    "load_average": {"before": (1.0, 1.0, 1.0), "after": (2.0, 2.0, 2.0)}}, QUICK)
-    assert "| incremental | 2.00 | 0.00 | 2 | 9 |" in text
+    assert "| incremental | 2.00 | 0.00 | 2 | 9 | 1.25 |" in text
     assert "Goal: incremental at most 5% of full. Wall time 5.0%, bytes 2.0%" in text
     assert "ran as" not in text
     reps = [{"incremental": {"ran_as": "full", "reason": "the changes touched most files"}},
