@@ -202,6 +202,10 @@ def run(stream: Stream, results_name: str, spark: SparkSession | None = None) ->
                          rate_block_minutes=stream.rate_block_minutes)
     print(f"landed {stats.snapshot_rows['orders']:,} snapshot orders and {steps * 5} minutes of CDC "
           f"({stream.changes_per_minute} changes a minute x {stream.rate_profile or 1}: {stats.changes['orders']})", flush=True)
+    if spark is None:  # a session the caller already runs (a test's) is used, and left running
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.getActiveSession()
     own_session = spark is None
     if own_session:
         spark = build_session(config, "lakeops compaction benchmark", master="local[2]")

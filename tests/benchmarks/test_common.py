@@ -67,15 +67,3 @@ def test_the_commit_count_is_the_metadata_version_of_a_real_table(tmp_path):
     with pytest.raises(Exception, match="events_missing"):
         metadata_version(config, "events_missing")
 
-
-@pytest.mark.spark
-def test_the_work_s_spark_jobs_are_counted_timed_and_named(spark):
-    from benchmarks.common import measure_scans
-
-    spark.range(10).count()  # an earlier job is not the work's
-    cost, total = measure_scans(spark, lambda: spark.range(100_000).selectExpr("sum(id) AS s").collect()[0].s)
-    assert total == sum(range(100_000))
-    assert cost.spark_jobs == len(cost.jobs) >= 1
-    assert all("collect" in name for name, _ in cost.jobs), cost.jobs
-    assert 0 < cost.job_seconds <= cost.seconds + 0.01
-    assert cost.scanned_bytes == 0  # no Iceberg scan

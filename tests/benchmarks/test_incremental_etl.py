@@ -1,6 +1,6 @@
 """The incremental-ETL benchmark: the bytes a snapshot range appended (a real pyiceberg table), the
-medians and ratios from literal costs, the report, and the generated source (deterministic, late
-sessions earlier, on a real Spark)."""
+medians and ratios from literal costs, the report, the Spark jobs a measurement counts, and the
+generated source (deterministic, late sessions earlier, on a real Spark)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import datetime
 import pyarrow as pa
 import pytest
 
-from benchmarks.common import ScanCost, bench_config, demo_table
+from benchmarks.common import ScanCost, bench_config, demo_table, measure_scans
 from benchmarks.incremental_etl import QUICK, medians, range_bytes, report
 
 
@@ -64,3 +64,14 @@ def test_the_source_is_deterministic_and_late_sessions_lie_before_the_window(spa
     assert len({r.session_id for r in first}) == 800 // SESSION_EVENTS
     late = events_frame(spark, 0, 800, start, end, users=100, seed=5, late_share=1.0, mean_lateness_s=7200)
     assert late.where(F.col("event_time") < F.lit(start)).count() > 0, "every session late by about two hours"
+
+
+@pytest.mark.spark
+def test_the_work_s_spark_jobs_are_counted_timed_and_named(spark):
+    spark.range(10).count()  # an earlier job is not the work's
+    cost, total = measure_scans(spark, lambda: spark.range(100_000).selectExpr("sum(id) AS s").collect()[0].s)
+    assert total == sum(range(100_000))
+    assert cost.spark_jobs == len(cost.jobs) >= 1
+    assert all("collect" in name for name, _ in cost.jobs), cost.jobs
+    assert 0 < cost.job_seconds <= cost.seconds + 0.01
+    assert cost.scanned_bytes == 0  # no Iceberg scan
