@@ -13,9 +13,6 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
     from pyiceberg.types import IcebergType
 
-# The reserved field id of a position delete file's file_path column (Iceberg spec, "Reserved field IDs").
-DELETE_FILE_PATH_ID = 2147483546
-
 
 ROW_CHANGE_COUNTS = ("added-data-files", "deleted-data-files", "added-delete-files", "removed-delete-files",
                      "added-records", "deleted-records")
@@ -71,10 +68,11 @@ def _bound(field_type: IcebergType, raw: bytes | None) -> datetime | None:
 
 
 def file_facts(table: Table, time_column: str | None) -> list[FileFacts]:
-    """Every live data and delete file of the table's current snapshot, read from its manifests (metadata only)."""
-    from pyiceberg.conversions import from_bytes
+    """Every live data and delete file of the table's current snapshot, read from its manifests (metadata only)
+    through the health check's reader, which keeps a deletion vector's referenced data file."""
     from pyiceberg.manifest import DataFileContent
-    from pyiceberg.types import StringType
+
+    from lakeops.health.manifests import live_entries, live_file
 
     snapshot = table.current_snapshot()
     if snapshot is None:
@@ -84,41 +82,36 @@ def file_facts(table: Table, time_column: str | None) -> list[FileFacts]:
                 DataFileContent.EQUALITY_DELETES: EQUALITY_DELETES}
     facts = []
     for manifest in snapshot.manifests(table.io):
-        for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True):
-            f, content = entry.data_file, contents[entry.data_file.content]
+        for entry in live_entries(table.io, manifest):
+            live, f = live_file(entry), entry.data_file
+            content = contents[live.content]
             bounds = None
             if field is not None and content == DATA:
                 low = _bound(field.field_type, (f.lower_bounds or {}).get(field.field_id))
                 high = _bound(field.field_type, (f.upper_bounds or {}).get(field.field_id))
                 bounds = (low, high) if low is not None and high is not None else None
             referenced = None
-            if content == POSITION_DELETES:
-                named = getattr(f, "referenced_data_file", None)  # a deletion vector's (format 3)
-                if named:
-                    referenced = (named, named)
-                else:
-                    low_path = (f.lower_bounds or {}).get(DELETE_FILE_PATH_ID)
-                    high_path = (f.upper_bounds or {}).get(DELETE_FILE_PATH_ID)
-                    if low_path is not None and high_path is not None:
-                        referenced = (from_bytes(StringType(), low_path), from_bytes(StringType(), high_path))
-            facts.append(FileFacts(f.file_path, content, entry.sequence_number or 0, f.record_count,
-                                   (f.spec_id, tuple(f.partition[i] for i in range(len(f.partition)))), bounds, referenced))
+            if live.referenced_data_file is not None:
+                referenced = (live.referenced_data_file, live.referenced_data_file)
+            elif content == POSITION_DELETES and live.path_lower is not None and live.path_upper is not None:
+                referenced = (live.path_lower, live.path_upper)
+            facts.append(FileFacts(live.path, content, live.sequence_number, live.records,
+                                   (live.spec_id, tuple(live.partition[i] for i in range(len(live.partition)))),
+                                   bounds, referenced))
     return facts
 
 
-def source_changed_dates(name: str, table: Table | None, time_column: str | None, mark: WatermarkFacts | None
-                         ) -> tuple[date, ...] | str:
-    """The dates source rows changed on since the watermark (lakeops.etl.changed_dates), from its live files."""
-    current = None if table is None else table.current_snapshot()
-    if table is None or current is None:
-        return f"source {name} has no snapshot"
-    summary = current.summary
-    records = summary.get("total-records") if summary is not None else None
+def source_changed_dates(state: SourceState, table: Table | None, time_column: str | None,
+                         mark: WatermarkFacts | None) -> tuple[date, ...] | str:
+    """The dates the source's rows changed on since the watermark (lakeops.etl.changed_dates), from its live files
+    and the row count source_state read."""
+    if table is None or state.current_snapshot_id is None:
+        return f"source {state.name} has no snapshot"
     try:
         files = file_facts(table, time_column) if mark is not None else []
     except Exception as e:  # noqa: BLE001 - a manifest pyiceberg cannot read: a full recompute is always right
-        return f"the manifests of source {name} could not be read ({type(e).__name__}: {e})"
-    return changed_dates(name, time_column, files, mark, int(records) if records is not None else None)
+        return f"the manifests of source {state.name} could not be read ({type(e).__name__}: {e})"
+    return changed_dates(state.name, time_column, files, mark, state.current_total_records)
 
 
 MERGE_METRICS = ("inserted", "updated", "deleted")

@@ -84,7 +84,8 @@ def _path_bound(bounds: dict[int, bytes] | None) -> str | None:
         return None
 
 
-def _to_live(entry: ManifestEntry) -> LiveFile:
+def live_file(entry: ManifestEntry) -> LiveFile:
+    """What health needs of one manifest entry (read with the v3 schema, live_entries)."""
     data_file = entry.data_file
     referenced = _field(data_file, _REFERENCED_DATA_FILE)
     lower, upper = _path_bound(data_file.lower_bounds), _path_bound(data_file.upper_bounds)
@@ -109,16 +110,21 @@ def _to_live(entry: ManifestEntry) -> LiveFile:
     )
 
 
-def read_live_files(io: FileIO, manifest: ManifestFile) -> list[LiveFile]:
-    """The live (added or existing) files of one manifest."""
+def live_entries(io: FileIO, manifest: ManifestFile) -> list[ManifestEntry]:
+    """The live (added or existing) entries of one manifest, with the v3 fields and the sequence numbers and
+    snapshot ids they inherit from the manifest list."""
     with AvroFile[ManifestEntry](
         io.new_input(manifest.manifest_path),
         MANIFEST_ENTRY_SCHEMAS[3],
         read_types={-1: ManifestEntry, 2: DataFile},
         read_enums={0: ManifestEntryStatus, 101: FileFormat, 134: DataFileContent},
     ) as reader:
-        return [_to_live(_inherit_from_manifest(entry, manifest)) for entry in reader
-                if entry.status != ManifestEntryStatus.DELETED]
+        return [_inherit_from_manifest(entry, manifest) for entry in reader if entry.status != ManifestEntryStatus.DELETED]
+
+
+def read_live_files(io: FileIO, manifest: ManifestFile) -> list[LiveFile]:
+    """The live (added or existing) files of one manifest."""
+    return [live_file(entry) for entry in live_entries(io, manifest)]
 
 
 MANIFEST_CACHE_FILES = 100_000
