@@ -8,8 +8,8 @@ files, so planning time and index memory are measured at 100,000 and 1,000,000 f
 Each file holds 2 minutes of one day's events: event_time bounds of that window, user_id bounds
 spanning the user range (as Zipf-skewed users leave them), country and event_type bounds spanning
 their value sets, so min/max prune on time only. Bloom filters are random bit arrays half full, sized
-as lakeops sizes a filter of 200 values at the default false-positive rate (zonemap.bloom_fpp, 0.1%:
-360 bytes, 10 hashes): an absent value passes one with probability 1/2^hashes, as a filter at its
+as lakeops sizes a filter of 200 values at the default false-positive rate (zonemap.bloom_fpp, 0.005%:
+516 bytes, 14 hashes): an absent value passes one with probability 1/2^hashes, as a filter at its
 design capacity.
 """
 

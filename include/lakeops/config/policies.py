@@ -14,9 +14,10 @@ class ZonemapConfig:
     """Columns indexed by the zonemaps (min, max, null count per file), matched by field id; empty: no zonemap."""
     bloom_columns: tuple[str, ...] = ()
     """Of the zonemap columns, those that also get a Bloom filter per file (equality lookups on high-cardinality columns)."""
-    bloom_fpp: float = 0.001
-    """False-positive rate each file's Bloom filter is sized for (default 0.001: a lookup among 1,000 files that min/max
-    cannot tell apart reads about one extra file; 0.01 takes about 2/3 of the bits); from 0.000001 to 0.1."""
+    bloom_fpp: float = 0.00005
+    """False-positive rate each file's Bloom filter is sized for (default 0.00005: a lookup among 2,000 files that
+    min/max cannot tell apart reads about 0.1 extra file; 0.001 takes about 70% of the bits, 0.01 about half); from
+    0.000001 to 0.1."""
     hot_memory_mb: int = 64
     """Bound of the index a process holds in memory (micro/hourly entries, the daily master's statistics); what does not fit
     is read from disk at each lookup."""
@@ -30,7 +31,7 @@ class ZonemapConfig:
     def __post_init__(self) -> None:
         fpp = self.bloom_fpp
         if isinstance(fpp, bool) or not isinstance(fpp, (int, float)) or not 0.000001 <= fpp <= 0.1:
-            raise ConfigError(f"zonemap.bloom_fpp: {fpp!r} must be a false-positive rate between 0.000001 and 0.1, e.g. 0.001 "
+            raise ConfigError(f"zonemap.bloom_fpp: {fpp!r} must be a false-positive rate between 0.000001 and 0.1, e.g. 0.00005 "
                               "(lower: fewer extra files read, more bytes per indexed file)")
         memory = self.hot_memory_mb
         if isinstance(memory, bool) or not isinstance(memory, int) or not 1 <= memory <= 65536:

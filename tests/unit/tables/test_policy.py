@@ -89,6 +89,6 @@ def test_with_properties_keeps_the_entry_and_the_defaults():
 def test_the_bloom_filter_rate_is_set_by_property_and_checked():
     table = build_table(ORDERS, {"zonemap": {"columns": ["id"]}}, {}, {"lakeops.zonemap.bloom-fpp": "0.0001"})
     assert table.zonemap.bloom_fpp == 0.0001
-    assert build_table(ORDERS, {}, {}, {}).zonemap.bloom_fpp == 0.001
+    assert build_table(ORDERS, {}, {}, {}).zonemap.bloom_fpp == 0.00005
     with pytest.raises(ConfigError, match=r"zonemap.bloom_fpp: 0.5 must be a false-positive rate between 0.000001 and 0.1"):
         build_table(ORDERS, {"zonemap": {"bloom_fpp": 0.5}}, {}, {})
