@@ -229,8 +229,7 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     if spans:
         target = target.where(F.expr(span_condition(model.partition_column, spans)))
     by_value = affected.toDF(*model.recompute_columns)
-    gone = (target.join(by_value, list(model.recompute_columns), "left_semi").select(*model.key)
-            .join(rows.select(*model.key), list(model.key), "left_anti"))
+    gone = _gone(model, target, by_value, rows)
     source = rows.withColumn(DELETED, F.lit(False)).unionByName(gone.withColumn(DELETED, F.lit(True)),
                                                                 allowMissingColumns=True)
     columns = rows.columns
@@ -247,6 +246,18 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     # No partition predicate in the ON clause: Spark's group filter keeps the rewrite to the files holding
     # an affected key, and reads the source twice, so the source is computed once here.
     return _Merge(source.localCheckpoint(), sql, cached, tuple(staged))
+
+
+def _gone(model: ModelConfig, target: DataFrame, by_value: DataFrame, rows: DataFrame) -> DataFrame:
+    """The keys of the downstream rows the recompute no longer yields: of the affected values, those without a
+    recomputed row. When the model recomputes by its key, the affected values are those keys, and a key that is
+    not in the downstream table matches nothing in the MERGE, so the target is not read; otherwise the target's
+    rows of the affected values give the keys."""
+    key = list(model.key)
+    if set(model.recompute_columns) == set(key):
+        return by_value.select(*key).join(rows.select(*key), key, "left_anti")
+    return (target.join(by_value, list(model.recompute_columns), "left_semi").select(*key)
+            .join(rows.select(*key), key, "left_anti"))
 
 
 def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: EtlPlan) -> EtlResult:
