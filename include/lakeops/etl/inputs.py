@@ -38,6 +38,6 @@ def plan_from_catalog(catalog: Catalog, config: LakeopsConfig, model_name: str, 
         for alias in model.sources:
             name = model.source_table(alias)
             mark = WatermarkFacts(*facts[name]) if name in facts else None
-            dates = source_changed_dates(states[name], tables[name], model.source(alias).time_column, mark)
+            dates = source_changed_dates(states[name], tables[name], model.source(alias).time_column, mark, marks.get(name))
             states[name] = dataclasses.replace(states[name], changed_dates=dates)
     return plan_etl(model, marks, states, full=full, backfill_dates=backfill_dates)

@@ -6,12 +6,20 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from lakeops.etl.changed_dates import DATA, EQUALITY_DELETES, POSITION_DELETES, FileFacts, WatermarkFacts, changed_dates
+from lakeops.etl.changed_dates import (
+    DATA,
+    EQUALITY_DELETES,
+    POSITION_DELETES,
+    FileFacts,
+    WatermarkFacts,
+    changed_dates,
+)
 from lakeops.etl.plan import SourceState
 
 if TYPE_CHECKING:
+    from pyiceberg.manifest import ManifestEntry
     from pyiceberg.table import Table
-    from pyiceberg.types import IcebergType
+    from pyiceberg.types import IcebergType, NestedField
 
 
 ROW_CHANGE_COUNTS = ("added-data-files", "deleted-data-files", "added-delete-files", "removed-delete-files",
@@ -67,51 +75,80 @@ def _bound(field_type: IcebergType, raw: bytes | None) -> datetime | None:
     return datetime.fromtimestamp(value / 1_000_000, UTC).replace(tzinfo=None)
 
 
+def _facts(entry: ManifestEntry, field: NestedField | None) -> FileFacts:
+    """One manifest entry as changed_dates reads it: a data file with its bounds of the time column (field)."""
+    from pyiceberg.manifest import DataFileContent
+
+    from lakeops.health.manifests import live_file
+
+    live, f = live_file(entry), entry.data_file
+    content = {DataFileContent.DATA: DATA, DataFileContent.POSITION_DELETES: POSITION_DELETES,
+               DataFileContent.EQUALITY_DELETES: EQUALITY_DELETES}[live.content]
+    bounds = None
+    if field is not None and content == DATA:
+        low = _bound(field.field_type, (f.lower_bounds or {}).get(field.field_id))
+        high = _bound(field.field_type, (f.upper_bounds or {}).get(field.field_id))
+        bounds = (low, high) if low is not None and high is not None else None
+    referenced = None
+    if live.referenced_data_file is not None:
+        referenced = (live.referenced_data_file, live.referenced_data_file)
+    elif content == POSITION_DELETES and live.path_lower is not None and live.path_upper is not None:
+        referenced = (live.path_lower, live.path_upper)
+    return FileFacts(live.path, content, live.sequence_number, live.records,
+                     (live.spec_id, tuple(live.partition[i] for i in range(len(live.partition)))), bounds, referenced,
+                     entry.file_sequence_number)
+
+
+def _time_field(table: Table, time_column: str | None) -> NestedField | None:
+    return table.schema().find_field(time_column) if time_column else None
+
+
 def file_facts(table: Table, time_column: str | None) -> list[FileFacts]:
     """Every live data and delete file of the table's current snapshot, read from its manifests (metadata only)
     through the health check's reader, which keeps a deletion vector's referenced data file."""
-    from pyiceberg.manifest import DataFileContent
-
-    from lakeops.health.manifests import live_entries, live_file
+    from lakeops.health.manifests import live_entries
 
     snapshot = table.current_snapshot()
     if snapshot is None:
         return []
-    field = table.schema().find_field(time_column) if time_column else None
-    contents = {DataFileContent.DATA: DATA, DataFileContent.POSITION_DELETES: POSITION_DELETES,
-                DataFileContent.EQUALITY_DELETES: EQUALITY_DELETES}
-    facts = []
-    for manifest in snapshot.manifests(table.io):
-        for entry in live_entries(table.io, manifest):
-            live, f = live_file(entry), entry.data_file
-            content = contents[live.content]
-            bounds = None
-            if field is not None and content == DATA:
-                low = _bound(field.field_type, (f.lower_bounds or {}).get(field.field_id))
-                high = _bound(field.field_type, (f.upper_bounds or {}).get(field.field_id))
-                bounds = (low, high) if low is not None and high is not None else None
-            referenced = None
-            if live.referenced_data_file is not None:
-                referenced = (live.referenced_data_file, live.referenced_data_file)
-            elif content == POSITION_DELETES and live.path_lower is not None and live.path_upper is not None:
-                referenced = (live.path_lower, live.path_upper)
-            facts.append(FileFacts(live.path, content, live.sequence_number, live.records,
-                                   (live.spec_id, tuple(live.partition[i] for i in range(len(live.partition)))),
-                                   bounds, referenced))
-    return facts
+    field = _time_field(table, time_column)
+    return [_facts(entry, field) for manifest in snapshot.manifests(table.io) for entry in live_entries(table.io, manifest)]
+
+
+def removed_since(table: Table, watermark: int, time_column: str | None) -> tuple[FileFacts, ...] | None:
+    """The data and delete files the current branch's snapshots committed after the watermark snapshot removed,
+    from the manifests each of them wrote; None when one of them was expired too (the branch's oldest kept
+    snapshot does not descend from the watermark)."""
+    from lakeops.health.manifests import manifest_entries
+
+    chain = []
+    snapshot = table.current_snapshot()
+    while snapshot is not None and snapshot.snapshot_id != watermark:
+        chain.append(snapshot)
+        parent = snapshot.parent_snapshot_id
+        if parent == watermark:
+            break
+        snapshot = table.snapshot_by_id(parent) if parent is not None else None
+        if snapshot is None:
+            return None  # an ancestor committed after the watermark was expired too
+    field = _time_field(table, time_column)
+    return tuple(_facts(entry, field) for s in chain for manifest in s.manifests(table.io)
+                 if manifest.added_snapshot_id == s.snapshot_id
+                 for entry in manifest_entries(table.io, manifest, deleted=True))
 
 
 def source_changed_dates(state: SourceState, table: Table | None, time_column: str | None,
-                         mark: WatermarkFacts | None) -> tuple[date, ...] | str:
-    """The dates the source's rows changed on since the watermark (lakeops.etl.changed_dates), from its live files
-    and the row count source_state read."""
+                         mark: WatermarkFacts | None, watermark: int | None = None) -> tuple[date, ...] | str:
+    """The dates the source's rows changed on since the watermark (lakeops.etl.changed_dates), from its live files,
+    the files the snapshots since removed when all are kept, and the row count source_state read."""
     if table is None or state.current_snapshot_id is None:
         return f"source {state.name} has no snapshot"
     try:
         files = file_facts(table, time_column) if mark is not None else []
+        removed = removed_since(table, watermark, time_column) if mark is not None and watermark is not None else None
     except Exception as e:  # noqa: BLE001 - a manifest pyiceberg cannot read: a full recompute is always right
         return f"the manifests of source {state.name} could not be read ({type(e).__name__}: {e})"
-    return changed_dates(state.name, time_column, files, mark, state.current_total_records)
+    return changed_dates(state.name, time_column, files, mark, state.current_total_records, removed)
 
 
 MERGE_METRICS = ("inserted", "updated", "deleted")

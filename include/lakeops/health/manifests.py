@@ -110,16 +110,23 @@ def live_file(entry: ManifestEntry) -> LiveFile:
     )
 
 
-def live_entries(io: FileIO, manifest: ManifestFile) -> list[ManifestEntry]:
-    """The live (added or existing) entries of one manifest, with the v3 fields and the sequence numbers and
-    snapshot ids they inherit from the manifest list."""
+def manifest_entries(io: FileIO, manifest: ManifestFile, *, deleted: bool = False) -> list[ManifestEntry]:
+    """The live (added or existing) entries of one manifest, or with deleted the entries of the files the manifest's
+    snapshot removed, with the v3 fields and the sequence numbers and snapshot ids they inherit from the manifest
+    list."""
     with AvroFile[ManifestEntry](
         io.new_input(manifest.manifest_path),
         MANIFEST_ENTRY_SCHEMAS[3],
         read_types={-1: ManifestEntry, 2: DataFile},
         read_enums={0: ManifestEntryStatus, 101: FileFormat, 134: DataFileContent},
     ) as reader:
-        return [_inherit_from_manifest(entry, manifest) for entry in reader if entry.status != ManifestEntryStatus.DELETED]
+        return [_inherit_from_manifest(entry, manifest) for entry in reader
+                if (entry.status == ManifestEntryStatus.DELETED) == deleted]
+
+
+def live_entries(io: FileIO, manifest: ManifestFile) -> list[ManifestEntry]:
+    """The live (added or existing) entries of one manifest (manifest_entries)."""
+    return manifest_entries(io, manifest)
 
 
 def read_live_files(io: FileIO, manifest: ManifestFile) -> list[LiveFile]:

@@ -128,18 +128,36 @@ def test_expired_watermark_snapshot_recomputes_the_dates_changed_since(catalog_s
     assert not [r for r in activity(spark, config) if r[0] == 2]
 
 
-def test_expired_watermark_after_a_compaction_recomputes_in_full(catalog_spark, lakeops_config):
+def _compact(spark, config):
+    spark.sql(f"CALL {config.catalog.name}.system.rewrite_data_files(table => '{config.qualified('events')}', "
+              f"options => map('min-input-files', '2', 'rewrite-all', 'true'))")
+
+
+def test_expired_watermark_after_a_compaction_recomputes_the_compacted_dates_or_in_full(catalog_spark, lakeops_config):
+    """While the snapshots since the watermark are kept, the compaction's manifests list the files it removed and
+    their dates are recomputed; once those snapshots are expired too, the whole table is."""
     spark, config = catalog_spark, lakeops_config
     create_tables(spark, config, "events")
     append_events(spark, config, BATCH1)
     _run(spark, config)
     mark = current_watermarks(_table(config, "user_activity_hourly"))["events"]
     append_events(spark, config, BATCH2)
-    spark.sql(f"CALL {config.catalog.name}.system.rewrite_data_files(table => '{config.qualified('events')}', "
-              f"options => map('min-input-files', '2', 'rewrite-all', 'true'))")
+    _compact(spark, config)
     _expire(spark, config, mark)
     plan = plan_from_catalog(load_catalog(config.catalog), config, "user_activity_hourly")
-    assert plan.mode == "full" and "files were removed or rewritten after the watermark" in plan.reason
+    assert plan.mode == "range" and plan.dates == (date(2026, 11, 21), date(2026, 11, 22)), plan.reason
+    assert _run(spark, config).status == "committed"
+    assert activity(spark, config) == activity_from_scratch(spark, config)
+
+    append_events(spark, config, [("e7", 4, "s5", at(22, 12, 0), "click")])
+    _compact(spark, config)
+    events = _table(config, "events")
+    older = [str(s.snapshot_id) for s in events.snapshots() if s.snapshot_id != events.current_snapshot().snapshot_id]
+    spark.sql(f"CALL {config.catalog.name}.system.expire_snapshots(table => '{config.qualified('events')}', "
+              f"snapshot_ids => array({', '.join(older)}))")
+    assert len(_table(config, "events").snapshots()) == 1
+    plan = plan_from_catalog(load_catalog(config.catalog), config, "user_activity_hourly")
+    assert plan.mode == "full" and "files were removed or rewritten after the watermark" in plan.reason, plan.reason
     assert _run(spark, config).status == "committed"
     assert activity(spark, config) == activity_from_scratch(spark, config)
 

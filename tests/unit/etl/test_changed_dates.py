@@ -65,6 +65,34 @@ def test_files_removed_since_the_watermark_leave_the_dates_unknown():
         "data files hold", "holds")
 
 
+def test_files_removed_by_kept_snapshots_date_their_rows():
+    """A compaction of b and c after the watermark, whose snapshots are kept: the removed files' bounds date the
+    rows, and the row count proves nothing else went (300 = 300 + 200 - 200)."""
+    merged = data("s3://w/bc.parquet", 6, 200, datetime(2026, 11, 21, 2), datetime(2026, 11, 22, 6))
+    assert changed_dates("events", "event_time", [OLD[0], merged], MARK, 300, (OLD[1], OLD[2])) == (
+        date(2026, 11, 21), date(2026, 11, 22))
+
+
+def test_a_file_committed_after_the_watermark_with_an_older_data_sequence_number_counts_as_committed_since():
+    """A compaction started before the watermark (sequence number 4) commits its file after it (7) with its
+    starting sequence number; a file added and removed since, not there at the watermark, takes no row off."""
+    rewritten = FileFacts("s3://w/bc.parquet", DATA, 4, 200, DAY, (datetime(2026, 11, 21, 2), datetime(2026, 11, 22, 6)),
+                          None, 7)
+    passing = FileFacts("s3://w/p.parquet", DATA, 6, 40, DAY, (datetime(2026, 11, 23), datetime(2026, 11, 23)), None, 6)
+    assert changed_dates("events", "event_time", [OLD[0], rewritten], MARK, 300, (OLD[1], OLD[2], passing)) == (
+        date(2026, 11, 21), date(2026, 11, 22), date(2026, 11, 23))
+    # Without the commit's own sequence number, the rewritten file reads as older than the watermark: unknown.
+    unrecorded = FileFacts("s3://w/bc.parquet", DATA, 4, 200, DAY, (datetime(2026, 11, 21, 2), datetime(2026, 11, 22, 6)))
+    assert isinstance(changed_dates("events", "event_time", [OLD[0], unrecorded], MARK, 300, (OLD[1], OLD[2])), str)
+
+
+def test_row_counts_that_the_kept_snapshots_do_not_explain_leave_the_dates_unknown():
+    merged = data("s3://w/bc.parquet", 6, 150, datetime(2026, 11, 21, 2), datetime(2026, 11, 22, 6))
+    reason = changed_dates("events", "event_time", [OLD[0], merged], MARK, 250, (OLD[1],))
+    assert isinstance(reason, str)
+    assert "hold 250 rows, not the watermark's 300 plus the 150 of the files committed since, less the 100" in reason
+
+
 def test_dates_cannot_be_known_without_recorded_facts_a_time_column_or_bounds():
     late = data("s3://w/d.parquet", 6, 50, datetime(2026, 11, 20), datetime(2026, 11, 20))
     assert "recorded no sequence number" in changed_dates("events", "event_time", OLD, None, 300)
