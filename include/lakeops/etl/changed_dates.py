@@ -2,8 +2,9 @@
 ETL run recomputes when the watermark snapshot has been expired and the changes since it can no longer be
 read as a diff. Pure: the files come as plain values (lakeops.etl.state reads them with pyiceberg).
 
-Every file committed after the watermark has a data sequence number above the watermark snapshot's: the data
-files it added, and the delete files whose rows lie in the older data files they apply to. What the live files
+Every file committed after the watermark has a file sequence number (its commit's) above the watermark
+snapshot's: the data files added since, and the delete files whose rows lie in the older data files they apply
+to. What the live files
 cannot show is a data file removed after the watermark (a compaction, a copy-on-write delete, an overwrite).
 When every snapshot committed after the watermark is still kept (most often only older ones were expired), the
 manifests they wrote list the files they removed, with their bounds (`removed`); otherwise those files went
