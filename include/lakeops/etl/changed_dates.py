@@ -4,8 +4,8 @@ read as a diff. Pure: the files come as plain values (lakeops.etl.state reads th
 
 Every file committed after the watermark has a file sequence number (its commit's) above the watermark
 snapshot's: the data files added since, and the delete files whose rows lie in the older data files they apply
-to. What the live files
-cannot show is a data file removed after the watermark (a compaction, a copy-on-write delete, an overwrite).
+to. What the live files cannot show is a data file removed after the watermark (a compaction, a copy-on-write
+delete, an overwrite).
 When every snapshot committed after the watermark is still kept (most often only older ones were expired), the
 manifests they wrote list the files they removed, with their bounds (`removed`); otherwise those files went
 with the expired snapshots. The row counts tell whether anything is missing: the source's data files must hold

@@ -76,7 +76,8 @@ def _bound(field_type: IcebergType, raw: bytes | None) -> datetime | None:
 
 
 def _facts(entry: ManifestEntry, field: NestedField | None) -> FileFacts:
-    """One manifest entry as changed_dates reads it: a data file with its bounds of the time column (field)."""
+    """One manifest entry (a data or delete file) as changed_dates reads it, a data file with its bounds of the
+    time column (field)."""
     from pyiceberg.manifest import DataFileContent
 
     from lakeops.health.manifests import live_file

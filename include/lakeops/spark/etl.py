@@ -30,6 +30,8 @@ from lakeops.spark.scan_tasks import StagedReads, java_table
 from lakeops.watermark import watermark_fact_properties
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pyiceberg.catalog import Catalog
     from pyspark.sql import Column, DataFrame, SparkSession
 
@@ -225,11 +227,12 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     rows = model_rows(spark, model, inputs).cache()
     cached = (*cached, rows)
     target_name = config.qualified(model.table_name)
-    target = spark.table(target_name)
-    if spans:
-        target = target.where(F.expr(span_condition(model.partition_column, spans)))
-    by_value = affected.toDF(*model.recompute_columns)
-    gone = _gone(model, target, by_value, rows)
+
+    def target() -> DataFrame:
+        downstream = spark.table(target_name)
+        return downstream.where(F.expr(span_condition(model.partition_column, spans))) if spans else downstream
+
+    gone = _gone(model, target, affected.toDF(*model.recompute_columns), rows)
     source = rows.withColumn(DELETED, F.lit(False)).unionByName(gone.withColumn(DELETED, F.lit(True)),
                                                                 allowMissingColumns=True)
     columns = rows.columns
@@ -248,15 +251,15 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     return _Merge(source.localCheckpoint(), sql, cached, tuple(staged))
 
 
-def _gone(model: ModelConfig, target: DataFrame, by_value: DataFrame, rows: DataFrame) -> DataFrame:
+def _gone(model: ModelConfig, target: Callable[[], DataFrame], by_value: DataFrame, rows: DataFrame) -> DataFrame:
     """The keys of the downstream rows the recompute no longer yields: of the affected values, those without a
     recomputed row. When the model recomputes by its key, the affected values are those keys, and a key that is
-    not in the downstream table matches nothing in the MERGE, so the target is not read; otherwise the target's
-    rows of the affected values give the keys."""
+    not in the downstream table matches nothing in the MERGE, so the target is not loaded; otherwise the target's
+    rows of the affected values (in the touched periods) give the keys."""
     key = list(model.key)
     if set(model.recompute_columns) == set(key):
         return by_value.select(*key).join(rows.select(*key), key, "left_anti")
-    return (target.join(by_value, list(model.recompute_columns), "left_semi").select(*key)
+    return (target().join(by_value, list(model.recompute_columns), "left_semi").select(*key)
             .join(rows.select(*key), key, "left_anti"))
 
 
