@@ -42,7 +42,8 @@ NAME = "zonemaps"
 TABLE = "events_small"
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 MIB = 1024 * 1024
-ZONEMAP = {"columns": ["event_time", "user_id", "country", "event_type"], "bloom_columns": ["user_id"]}
+ZONEMAP = {"columns": ["event_time", "user_id", "country", "event_type"], "bloom_columns": ["user_id"],
+           "bloom_hour_column": "event_time"}
 
 
 @dataclass(frozen=True)

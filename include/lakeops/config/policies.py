@@ -14,6 +14,10 @@ class ZonemapConfig:
     """Columns indexed by the zonemaps (min, max, null count per file), matched by field id; empty: no zonemap."""
     bloom_columns: tuple[str, ...] = ()
     """Of the zonemap columns, those that also get a Bloom filter per file (equality lookups on high-cardinality columns)."""
+    bloom_hour_column: str = ""
+    """A timestamp column: each file's Bloom filter then also holds every bloom_columns value paired with the hour it occurs
+    in this column, so a lookup of a value over a few hours skips files that hold it only at other hours (late events
+    make files span hours); about twice the filter bits. Empty: no hour pairs."""
     bloom_fpp: float = 0.00005
     """False-positive rate each file's Bloom filter is sized for (default 0.00005: a lookup among 2,000 files that
     min/max cannot tell apart reads about 0.1 extra file; 0.001 takes about 70% of the bits, 0.01 about half); from

@@ -69,9 +69,16 @@ class TableConfig:
         if not set(self.zonemap.bloom_columns) <= set(self.zonemap.columns):
             raise ConfigError(f"{where}.zonemap.bloom_columns: {list(self.zonemap.bloom_columns)} must also be listed in "
                               "zonemap.columns")
+        if self.zonemap.bloom_hour_column:
+            validate_name(self.zonemap.bloom_hour_column, f"{where}.zonemap.bloom_hour_column")
+            if not self.zonemap.bloom_columns:
+                raise ConfigError(f"{where}.zonemap.bloom_hour_column: {self.zonemap.bloom_hour_column!r} pairs the values of "
+                                  "zonemap.bloom_columns with their hour, and bloom_columns is empty; list a column there "
+                                  "(e.g. [user_id]) or remove bloom_hour_column")
         if self.create is not None:
             known = self.create.column_names()
-            for column in (*self.zonemap.columns, *self.key):
+            hour = (self.zonemap.bloom_hour_column,) if self.zonemap.bloom_hour_column else ()
+            for column in (*self.zonemap.columns, *self.key, *hour):
                 if column not in known:
                     raise ConfigError(f"{where}: column {column!r} is not declared in create.columns; "
                                       f"declared: {', '.join(known)}")

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from pyiceberg.conversions import from_bytes
 from pyiceberg.manifest import DataFileContent, ManifestEntryStatus
-from pyiceberg.types import PrimitiveType, StringType
+from pyiceberg.types import PrimitiveType, StringType, TimestampType, TimestamptzType
 
 from lakeops.zonemap.bloom import BLOOM_TYPES, BloomFilter
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
+from lakeops.zonemap.hour_pairs import pair_keys
 
 if TYPE_CHECKING:
     from pyiceberg.manifest import DataFile
@@ -99,7 +100,9 @@ def needs_exact_bounds(stats: ColumnStats, record_count: int, limit: int | None)
 
 
 def read_columns_by_id(table: Table, path: str, field_ids: set[int]) -> dict[int, list[Any]]:
-    """Values of the given columns of one data file, found by Parquet field id."""
+    """Values of the given columns of one data file, found by Parquet field id (timestamps as
+    microseconds since the epoch, Iceberg's internal form)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     with table.io.new_input(path).open() as stream:
@@ -110,17 +113,41 @@ def read_columns_by_id(table: Table, path: str, field_ids: set[int]) -> dict[int
             if raw is not None and int(raw) in field_ids:
                 names[int(raw)] = f.name
         data = parquet.read(columns=list(names.values())) if names else None
-    return {fid: data.column(name).to_pylist() for fid, name in names.items()} if data is not None else {}
+    if data is None:
+        return {}
+    columns = {}
+    for fid, name in names.items():
+        column = data.column(name)
+        if pa.types.is_timestamp(column.type):
+            column = column.cast(pa.timestamp("us", column.type.tz)).cast(pa.int64())
+        columns[fid] = column.to_pylist()
+    return columns
+
+
+def hour_field(schema: Schema, hour_column: str, blooms: list[Any]) -> Any | None:
+    """The timestamp column whose hours the Bloom columns' values are paired with; None when there
+    is none to pair (not set, no Bloom column, or not a timestamp column: logged)."""
+    if not hour_column or not blooms:
+        return None
+    found = indexed_fields(schema, (hour_column,))
+    if found and isinstance(found[0].field_type, (TimestampType, TimestamptzType)):
+        return found[0]
+    if found:
+        log.warning("zonemap.bloom_hour_column %r is a %s column, not a timestamp; no hour pairs are kept",
+                    hour_column, found[0].field_type)
+    return None
 
 
 def complete(table: Table, entry: ZonemapEntry, columns: tuple[str, ...], bloom_columns: tuple[str, ...],
-             bloom_fpp: float) -> ZonemapEntry:
-    """Add Bloom filters (sized for bloom_fpp) and exact string bounds, reading only the columns that need them."""
+             bloom_fpp: float, hour_column: str = "") -> ZonemapEntry:
+    """Add Bloom filters (sized for bloom_fpp), the hour-pair filter when hour_column names a timestamp
+    column (lakeops.zonemap.hour_pairs) and exact string bounds, reading only the columns that need them."""
     schema = table.schema()
     blooms = [f for f in indexed_fields(schema, bloom_columns) if isinstance(f.field_type, BLOOM_TYPES)]
+    hours = hour_field(schema, hour_column, blooms)
     exact = [f for f in indexed_fields(schema, columns) if isinstance(f.field_type, StringType) and f.field_id in entry.columns
              and needs_exact_bounds(entry.columns[f.field_id], entry.record_count, truncate_length(table.properties, f.name))]
-    wanted = {f.field_id for f in blooms + exact}
+    wanted = {f.field_id for f in blooms + exact + ([hours] if hours is not None else [])}
     if not wanted:
         return entry
     values = read_columns_by_id(table, entry.file_path, wanted)
@@ -131,25 +158,29 @@ def complete(table: Table, entry: ZonemapEntry, columns: tuple[str, ...], bloom_
             stats[f.field_id] = dataclasses.replace(stats[f.field_id], lower=min(present, default=None),
                                                     upper=max(present, default=None))
     built = {f.field_id: BloomFilter.build(values[f.field_id], bloom_fpp) for f in blooms if f.field_id in values}
+    if hours is not None and hours.field_id in values:
+        paired = {f.field_id: values[f.field_id] for f in blooms if f.field_id in values}
+        built[hours.field_id] = BloomFilter.build(pair_keys(paired, values[hours.field_id]), bloom_fpp)
     return dataclasses.replace(entry, columns=stats, blooms={**entry.blooms, **built})
 
 
 def entries_for_files(table: Table, files: list[LiveFile], columns: tuple[str, ...],
-                      bloom_columns: tuple[str, ...], bloom_fpp: float) -> list[ZonemapEntry]:
+                      bloom_columns: tuple[str, ...], bloom_fpp: float, hour_column: str = "") -> list[ZonemapEntry]:
     """Entries for live files the index lacks (reconcile), the same way a micro zonemap builds them."""
     entries = []
     for i, live in enumerate(files, 1):
         entry = entry_from_metrics(live.data_file, live.added_snapshot_id, table, columns)
-        entries.append(complete(table, entry, columns, bloom_columns, bloom_fpp))
+        entries.append(complete(table, entry, columns, bloom_columns, bloom_fpp, hour_column))
         if i % 500 == 0:
             log.info("zonemap: built %d of %d entries from manifest metrics", i, len(files))
     return entries
 
 
 def entries_for_snapshot(table: Table, snapshot_id: int, columns: tuple[str, ...],
-                         bloom_columns: tuple[str, ...], bloom_fpp: float) -> list[ZonemapEntry]:
-    """One entry per data file the snapshot added, with Bloom filters for bloom_columns."""
-    entries = [complete(table, entry_from_metrics(f, snapshot_id, table, columns), columns, bloom_columns, bloom_fpp)
+                         bloom_columns: tuple[str, ...], bloom_fpp: float, hour_column: str = "") -> list[ZonemapEntry]:
+    """One entry per data file the snapshot added, with Bloom filters for bloom_columns (and their hour pairs)."""
+    entries = [complete(table, entry_from_metrics(f, snapshot_id, table, columns), columns, bloom_columns, bloom_fpp,
+                        hour_column)
                for f in added_data_files(table, snapshot_id)]
     log.info("zonemap: %d entries for snapshot %s, Bloom filters on %s", len(entries), snapshot_id, list(bloom_columns))
     return entries

@@ -102,7 +102,7 @@ def _consolidate(table: Table, spec: TableConfig, scope_of: Callable[[list[Versi
     live = live_files(table, snapshot.snapshot_id)
     kept, missing, stale = reconcile_entries(existing, live, scope)
     added = entries_for_files(table, missing, spec.zonemap.columns, spec.zonemap.bloom_columns,
-                              spec.zonemap.bloom_fpp)
+                              spec.zonemap.bloom_fpp, spec.zonemap.bloom_hour_column)
     drift = Drift(len(kept) + len(missing), len(kept), stale, len(added), unreadable)
     log.info("zonemap drift %s %s of %s: %d live files in scope, %.1f%% covered before reconcile, %d stale entries dropped, "
              "%d entries added from manifest metrics, %d unreadable zonemap files", scope.level, scope.period, table.name(),

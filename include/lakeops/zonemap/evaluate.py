@@ -2,7 +2,8 @@
 lakeops.zonemap.prune (a file is dropped only when its statistics prove no row matches), evaluated
 with pyarrow.compute over every entry at once. The answer is a numpy boolean mask.
 
-Bloom filters are probed the same way: the literal's two murmur3 hashes are computed once, the bit
+Bloom filters are probed the same way (hour-pair filters, lakeops.zonemap.hour_pairs, once the
+other rules have decided, on the entries they kept): the literal's two murmur3 hashes are computed once, the bit
 positions for every entry's filter size and hash count with numpy, and the bits read straight from
 the filters' Arrow buffer.
 """
@@ -25,6 +26,7 @@ from pyiceberg.types import FloatType
 
 from lakeops.zonemap.bloom import BLOOM_TYPES
 from lakeops.zonemap.columns import Blooms, ColumnarIndex, Stats
+from lakeops.zonemap.hour_pairs import hour_field_ids, lookup_keys
 
 
 def may_match_all(index: ColumnarIndex, predicate: BooleanExpression, schema: Schema, *,
@@ -32,7 +34,25 @@ def may_match_all(index: ColumnarIndex, predicate: BooleanExpression, schema: Sc
     """Mask over index: True where the entry's file may hold a matching row. use_blooms=False gives
     what min/max statistics alone decide (what Iceberg's own file metrics can do)."""
     bound = bind(schema, rewrite_not(predicate), case_sensitive=True)
-    return np.asarray(visit(bound, _MayMatchAll(index, use_blooms)), dtype=bool)
+    mask = np.array(visit(bound, _MayMatchAll(index, use_blooms)), dtype=bool)
+    if use_blooms:
+        for field_id in hour_field_ids(index.blooms, schema):
+            _probe_pairs(index.blooms[field_id], lookup_keys(bound, field_id), mask)
+    return mask
+
+
+def _probe_pairs(blooms: Blooms, groups: list[list[str]], mask: np.ndarray) -> None:
+    """Clear mask where an entry's hour-pair filter holds no key of some group (lakeops.zonemap.hour_pairs);
+    only the entries still in the mask are probed."""
+    for keys in groups:
+        rows = np.nonzero(mask)[0]
+        if not len(rows):
+            return
+        subset = Blooms(blooms.bits.take(pa.array(rows, pa.int64())), blooms.hashes[rows])
+        hit = np.zeros(len(rows), bool)
+        for key in keys:
+            hit |= bloom_contains(subset, key)
+        mask[rows] = hit
 
 
 def _value(term: Any, literal: Any) -> Any:

@@ -25,7 +25,7 @@ def micro_zonemap_uri(table: Table, snapshot_id: int) -> str:
 def write_micro_zonemap(table: Table, spec: TableConfig, snapshot_id: int) -> tuple[str, int]:
     """(uri, entries) of the micro zonemap for the files snapshot_id added."""
     entries = entries_for_snapshot(table, snapshot_id, spec.zonemap.columns, spec.zonemap.bloom_columns,
-                                   spec.zonemap.bloom_fpp)
+                                   spec.zonemap.bloom_fpp, spec.zonemap.bloom_hour_column)
     uri = publish(micro_zonemap_uri(table, snapshot_id), to_arrow(entries, types_for(table.schema())))
     log.info("zonemap: wrote %d micro entries for snapshot %s to %s", len(entries), snapshot_id, uri)
     from lakeops.zonemap.load import consolidate_if_due

@@ -3,7 +3,8 @@ False only when the statistics prove that no row matches; anything unknown answe
 
 Predicates are pyiceberg expressions. NOT is pushed down to the leaves first (rewrite_not), so a
 leaf is decided on its own and AND/OR combine the answers. A column without statistics (added
-after the entry was written, or not indexed) never prunes.
+after the entry was written, or not indexed) never prunes. A conjunction that names a Bloom column's
+values over a bounded time range also probes the entry's hour-pair filter (lakeops.zonemap.hour_pairs).
 """
 
 from __future__ import annotations
@@ -19,10 +20,18 @@ from pyiceberg.types import FloatType
 
 from lakeops.zonemap.bloom import BLOOM_TYPES
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
+from lakeops.zonemap.hour_pairs import hour_field_ids, lookup_keys
 
 
 def may_match(entry: ZonemapEntry, predicate: BooleanExpression, schema: Schema) -> bool:
-    return visit(bind(schema, rewrite_not(predicate), case_sensitive=True), _MayMatch(entry))
+    bound = bind(schema, rewrite_not(predicate), case_sensitive=True)
+    if not visit(bound, _MayMatch(entry)):
+        return False
+    for field_id in hour_field_ids(entry.blooms, schema):
+        pairs = entry.blooms[field_id]
+        if any(not any(pairs.might_contain(key) for key in keys) for keys in lookup_keys(bound, field_id)):
+            return False
+    return True
 
 
 def _value(term: Any, literal: Any) -> Any:

@@ -16,17 +16,26 @@ from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 from lakeops.zonemap.evaluate import may_match_all
 from lakeops.zonemap.prune import may_match
 from lakeops.zonemap.store import to_arrow, types_for
-from tests.unit.zonemap.test_prune_properties import COLUMNS, SCHEMA, _row, entry_for, predicates
+from tests.unit.zonemap.test_prune_properties import COLUMNS, SCHEMA, _few_users_row, _row, entry_for, lookups, predicates
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     files=st.lists(st.tuples(st.lists(_row(), min_size=1, max_size=8),
                              st.sets(st.sampled_from(list(COLUMNS)), max_size=2)), min_size=1, max_size=6),
-    predicate=predicates(),
+    predicate=st.one_of(predicates(), lookups()),
 )
 def test_columnar_answers_as_the_entry_rules(files, predicate):
     entries = [entry_for(f"f{i}", rows, without) for i, (rows, without) in enumerate(files)]
+    index = from_stored(to_arrow(entries, types_for(SCHEMA)), types_for(SCHEMA))
+    expected = [may_match(e, predicate, SCHEMA) for e in entries]
+    assert may_match_all(index, predicate, SCHEMA).tolist() == expected, predicate
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(files=st.lists(st.lists(_few_users_row(), min_size=1, max_size=8), min_size=1, max_size=6), predicate=lookups())
+def test_columnar_hour_pair_lookups_answer_as_the_entry_rules(files, predicate):
+    entries = [entry_for(f"f{i}", rows, set()) for i, rows in enumerate(files)]
     index = from_stored(to_arrow(entries, types_for(SCHEMA)), types_for(SCHEMA))
     expected = [may_match(e, predicate, SCHEMA) for e in entries]
     assert may_match_all(index, predicate, SCHEMA).tolist() == expected, predicate

@@ -1,7 +1,8 @@
 """Property: pruning never drops a file that holds a matching row.
 
 Random rows spread over random files, random predicates (=, !=, <, <=, >, >=, IN, NOT IN,
-IS NULL, NOT NULL, STARTS WITH, AND, OR, NOT); some entries lack a column's statistics, as an
+IS NULL, NOT NULL, STARTS WITH, AND, OR, NOT, and lookups of user_ids over a time range, which
+probe the hour-pair filter); some entries lack a column's statistics, as an
 entry written before that column was added does. The reference evaluates each predicate on each
 row with SQL's three-valued logic: a row matches only when the predicate is TRUE.
 """
@@ -14,22 +15,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyiceberg import expressions as E
 from pyiceberg.schema import Schema
-from pyiceberg.types import DoubleType, LongType, NestedField, StringType
+from pyiceberg.types import DoubleType, LongType, NestedField, StringType, TimestamptzType
 
 from lakeops.zonemap.bloom import BloomFilter
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
+from lakeops.zonemap.hour_pairs import HOUR_US, pair_keys
 from lakeops.zonemap.prune import may_match
 
 SCHEMA = Schema(
     NestedField(1, "user_id", LongType(), required=False),
     NestedField(2, "country", StringType(), required=False),
     NestedField(3, "score", DoubleType(), required=False),
+    NestedField(4, "event_time", TimestamptzType(), required=False),
 )
-COLUMNS = {"user_id": 1, "country": 2, "score": 3}
+COLUMNS = {"user_id": 1, "country": 2, "score": 3, "event_time": 4}
 VALUES = {
     "user_id": st.integers(-20, 60),
     "country": st.sampled_from(["", "BR", "DE", "DEU", "FR", "GB", "US", "USA"]),
     "score": st.floats(-5, 5, allow_nan=False, width=32),
+    "event_time": st.integers(-HOUR_US, 5 * HOUR_US),
 }
 
 
@@ -63,6 +67,27 @@ def predicates(draw: Any, depth: int = 3) -> E.BooleanExpression:
         return E.Not(draw(predicates(depth - 1)))
     left, right = draw(predicates(depth - 1)), draw(predicates(depth - 1))
     return E.And(left, right) if op == "and" else E.Or(left, right)
+
+
+FEW_USERS = st.integers(0, 3)
+"""Users of the lookup tests: few, so a lookup often finds its user in a file, at some hour."""
+
+
+def _few_users_row() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({"user_id": st.one_of(st.none(), FEW_USERS), "country": st.none(), "score": st.none(),
+                                  "event_time": st.one_of(st.none(), VALUES["event_time"])})
+
+
+@st.composite
+def lookups(draw: Any) -> E.BooleanExpression:
+    """user_id = v (or IN) over a time range bounded on both sides, sometimes with another conjunct."""
+    users = draw(st.lists(FEW_USERS, min_size=1, max_size=3))
+    lookup = E.EqualTo("user_id", users[0]) if len(users) == 1 else E.In("user_id", users)
+    start, end = sorted(draw(st.lists(VALUES["event_time"], min_size=2, max_size=2)))
+    low = (E.GreaterThanOrEqual if draw(st.booleans()) else E.GreaterThan)("event_time", start)
+    high = (E.LessThan if draw(st.booleans()) else E.LessThanOrEqual)("event_time", end)
+    found = E.And(lookup, E.And(low, high))
+    return E.And(found, draw(predicates(1))) if draw(st.booleans()) else found
 
 
 def evaluate(expr: E.BooleanExpression, row: dict[str, Any]) -> bool | None:
@@ -99,10 +124,12 @@ def entry_for(path: str, rows: list[dict[str, Any]], without: set[str]) -> Zonem
     for name, field_id in COLUMNS.items():
         if name in without:
             continue
-        present = [r[name] for r in rows if r[name] is not None]
+        present = [r.get(name) for r in rows if r.get(name) is not None]
         columns[field_id] = ColumnStats(min(present, default=None), max(present, default=None),
-                                        sum(r[name] is None for r in rows))
+                                        sum(r.get(name) is None for r in rows))
     blooms = {} if "user_id" in without else {1: BloomFilter.build((r["user_id"] for r in rows), 0.01)}
+    if not {"user_id", "event_time"} & without:  # the hour pairs, as zonemap.bloom_hour_column: event_time keeps them
+        blooms[4] = BloomFilter.build(pair_keys({1: [r["user_id"] for r in rows]}, [r.get("event_time") for r in rows]), 0.01)
     return ZonemapEntry(path, snapshot_id=1, record_count=len(rows), file_size=100, columns=columns, blooms=blooms)
 
 
@@ -110,11 +137,20 @@ def entry_for(path: str, rows: list[dict[str, Any]], without: set[str]) -> Zonem
 @given(
     files=st.lists(st.tuples(st.lists(_row(), min_size=1, max_size=12),
                              st.sets(st.sampled_from(list(COLUMNS)), max_size=2)), min_size=1, max_size=6),
-    predicate=predicates(),
+    predicate=st.one_of(predicates(), lookups()),
 )
 def test_pruning_keeps_every_file_with_a_matching_row(files, predicate):
     for i, (rows, without) in enumerate(files):
         entry = entry_for(f"f{i}", rows, without)
+        if any(evaluate(predicate, row) is True for row in rows):
+            assert may_match(entry, predicate, SCHEMA), (predicate, rows, entry)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(files=st.lists(st.lists(_few_users_row(), min_size=1, max_size=12), min_size=1, max_size=6), predicate=lookups())
+def test_hour_pair_lookups_keep_every_file_with_a_matching_row(files, predicate):
+    for i, rows in enumerate(files):
+        entry = entry_for(f"f{i}", rows, set())
         if any(evaluate(predicate, row) is True for row in rows):
             assert may_match(entry, predicate, SCHEMA), (predicate, rows, entry)
 
@@ -145,3 +181,19 @@ def test_entry_written_before_a_column_was_added_never_prunes_on_it():
     entry = entry_for("f", rows, {"score"})
     assert may_match(entry, E.GreaterThan("score", 100.0), SCHEMA)
     assert not may_match(entry, E.GreaterThan("user_id", 100), SCHEMA)
+
+
+def test_hour_pairs_skip_a_file_that_holds_the_user_only_at_other_hours():
+    # A streaming file spanning 1:30 to 4:10 holds user 7 at 4:10 only: min/max and the user_id filter keep it for 1:00 to
+    # 3:00; the hour pairs do not. An entry without them (written before bloom_hour_column was set) is kept.
+    rows = [{"user_id": u, "country": None, "score": None, "event_time": t}
+            for u, t in ((7, 4 * HOUR_US + 600_000_000), (8, HOUR_US + 1_800_000_000), (9, 2 * HOUR_US))]
+    entry = entry_for("f", rows, set())
+    window = E.And(E.GreaterThanOrEqual("event_time", HOUR_US), E.LessThan("event_time", 3 * HOUR_US))
+    assert not may_match(entry, E.And(E.EqualTo("user_id", 7), window), SCHEMA)
+    assert may_match(entry, E.And(E.EqualTo("user_id", 8), window), SCHEMA)
+    assert may_match(entry, E.And(E.In("user_id", [7, 9]), window), SCHEMA)
+    assert may_match(entry, E.EqualTo("user_id", 7), SCHEMA), "no time range: the pairs are not probed"
+    assert may_match(entry, E.Or(E.EqualTo("user_id", 7), window), SCHEMA)
+    without = entry_for("f", rows, {"event_time"})
+    assert may_match(without, E.And(E.EqualTo("user_id", 7), window), SCHEMA)
