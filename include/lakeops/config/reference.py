@@ -54,6 +54,8 @@ def _default(field: dataclasses.Field[Any]) -> str:
         value = list(value)
     if isinstance(value, float):  # as YAML reads it back: 0.00005, not 5e-05 (a string to YAML)
         value = format(value, "f").rstrip("0") if value < 0.001 else value
+    if value == "":
+        return '`""`'  # an empty string, as YAML writes it
     return "null" if value is None else f"`{value}`".replace("True", "true").replace("False", "false")
 
 

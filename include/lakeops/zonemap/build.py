@@ -119,7 +119,7 @@ def read_columns_by_id(table: Table, path: str, field_ids: set[int]) -> dict[int
     for fid, name in names.items():
         column = data.column(name)
         if pa.types.is_timestamp(column.type):
-            column = column.cast(pa.timestamp("us", column.type.tz)).cast(pa.int64())
+            column = column.cast(pa.timestamp("us", column.type.tz), safe=False).cast(pa.int64())
         columns[fid] = column.to_pylist()
     return columns
 
