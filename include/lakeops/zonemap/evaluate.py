@@ -37,18 +37,21 @@ def may_match_all(index: ColumnarIndex, predicate: BooleanExpression, schema: Sc
     mask = np.array(visit(bound, _MayMatchAll(index, use_blooms)), dtype=bool)
     if use_blooms:
         for field_id in hour_field_ids(index.blooms, schema):
-            _probe_pairs(index.blooms[field_id], lookup_keys(bound, field_id), mask)
+            _probe_pairs(index, index.blooms[field_id], lookup_keys(bound, field_id), mask)
     return mask
 
 
-def _probe_pairs(blooms: Blooms, groups: list[list[str]], mask: np.ndarray) -> None:
+def _probe_pairs(index: ColumnarIndex, pairs: Blooms, groups: list[tuple[int, list[str]]], mask: np.ndarray) -> None:
     """Clear mask where an entry's hour-pair filter holds no key of some group (lakeops.zonemap.hour_pairs);
-    only the entries still in the mask are probed."""
-    for keys in groups:
-        rows = np.nonzero(mask)[0]
+    only the entries still in the mask that have a filter of the group's column of their own are probed."""
+    for looked_up, keys in groups:
+        own = index.blooms.get(looked_up)
+        if own is None:
+            continue
+        rows = np.nonzero(mask & own.bits.is_valid().to_numpy(zero_copy_only=False))[0]
         if not len(rows):
-            return
-        subset = Blooms(blooms.bits.take(pa.array(rows, pa.int64())), blooms.hashes[rows])
+            continue
+        subset = Blooms(pairs.bits.take(pa.array(rows, pa.int64())), pairs.hashes[rows])
         hit = np.zeros(len(rows), bool)
         for key in keys:
             hit |= bloom_contains(subset, key)

@@ -3,9 +3,12 @@
 A per-column filter says whether a file holds a user at all; a streaming file that spans 13:35 to
 16:18 and holds the user at 16:18 cannot be ruled out for 12:00 to 14:00 by it, nor by min/max.
 With zonemap.bloom_hour_column set, each file also gets one filter of every Bloom column's values
-paired with the hour (UTC, of that timestamp column) of the rows holding them. A conjunction that
-names values of a Bloom column and bounds the timestamp column on both sides probes the pairs of
-its hours; a file none of them hits holds no matching row.
+paired with the hour of that timestamp column in the rows holding them (hours since the epoch of
+Iceberg's microseconds: UTC for timestamptz, the wall clock for timestamp). A conjunction that names
+values of a Bloom column and bounds the timestamp column on both sides probes the pairs of its hours;
+a file none of them hits holds no matching row. Only the columns that had a filter of their own when
+the entry was built were paired: a lookup of any other column (not a Bloom column then) never probes
+that entry's pairs.
 
 The filter is stored under the timestamp column's field id: a timestamp column never has a filter
 of its own (lakeops.zonemap.bloom.BLOOM_TYPES), so the key is free and the stored layout, the
@@ -63,10 +66,12 @@ def hour_field_ids(blooms: Iterable[int], schema: Schema) -> list[int]:
     return found
 
 
-def lookup_keys(bound: BooleanExpression, hour_field_id: int) -> list[list[str]]:
-    """Groups of keys for a bound predicate (NOT already rewritten away): a file may match only if,
-    for every group, the filter may hold one of its keys. One group per conjunct that names the values
-    of a Bloom column, when the conjuncts bound the hour column on both sides; none otherwise."""
+def lookup_keys(bound: BooleanExpression, hour_field_id: int) -> list[tuple[int, list[str]]]:
+    """Groups of keys for a bound predicate (NOT already rewritten away), each with the field id of
+    the column it looks up: one group per conjunct that names values of a column of a filtered type,
+    when the conjuncts bound the hour column on both sides; none otherwise. A file may match only if,
+    for every group, its pair filter may hold one of the keys; a group applies only to the files that
+    have a filter of that column of their own, as only those columns' values were paired."""
     conjuncts = _conjuncts(bound)
     lower, upper = None, None
     for leaf in conjuncts:
@@ -86,7 +91,7 @@ def lookup_keys(bound: BooleanExpression, hour_field_id: int) -> list[list[str]]
         values = _bloom_values(leaf)
         field_id = _field_id(leaf)
         if values and field_id is not None and len(values) * len(hours) <= MAX_PROBES:
-            groups.append([pair_key(field_id, hour, v) for v in values for hour in hours])
+            groups.append((field_id, [pair_key(field_id, hour, v) for v in values for hour in hours]))
     return groups
 
 

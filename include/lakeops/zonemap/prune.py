@@ -29,8 +29,9 @@ def may_match(entry: ZonemapEntry, predicate: BooleanExpression, schema: Schema)
         return False
     for field_id in hour_field_ids(entry.blooms, schema):
         pairs = entry.blooms[field_id]
-        if any(not any(pairs.might_contain(key) for key in keys) for keys in lookup_keys(bound, field_id)):
-            return False
+        for looked_up, keys in lookup_keys(bound, field_id):
+            if looked_up in entry.blooms and not any(pairs.might_contain(key) for key in keys):
+                return False
     return True
 
 

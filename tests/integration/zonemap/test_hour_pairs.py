@@ -1,6 +1,7 @@
 """Hour pairs on files written by Spark: a file that spans hours (late events) and holds a user only
 outside the looked-up window is pruned, from the micro zonemap and from the daily master after a
-consolidation; the pruned reads still return the rows of a full scan, on both read paths."""
+consolidation; the pruned reads still return the rows of a full scan, on both read paths, and a
+lookup of a column without a filter of its own is never pruned by the pairs."""
 
 from __future__ import annotations
 
@@ -53,6 +54,11 @@ def test_a_file_holding_the_user_only_at_other_hours_is_pruned_hot_and_cold(spar
                 assert sorted(r[0] for r in read.frame.select("event_id").collect()) == full
                 assert full == events.ids(to_spark_sql(predicate, table.schema()))
         assert len(candidate_files(table, E.EqualTo("user_id", USER)).files) == 2, "no window: both files hold the user"
+        # country has no filter of its own, so its values were never paired: a lookup of it is not pruned by the pairs.
+        country = E.And(E.EqualTo("country", "DE"), _window(0, 3).right)
+        full = sorted(table.scan(row_filter=country).to_arrow().column("event_id").to_pylist())
+        assert full and len(candidate_files(table, country).files) == 2
+        assert sorted(read_pruned_arrow(table, country).rows.column("event_id").to_pylist()) == full
 
     HOT.clear()
     check("micro zonemaps")

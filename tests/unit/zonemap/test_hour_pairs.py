@@ -14,7 +14,7 @@ SCHEMA = Schema(NestedField(1, "user_id", LongType()), NestedField(2, "country",
 WINDOW = E.And(E.GreaterThanOrEqual("event_time", "1970-01-01T12:00:00"), E.LessThan("event_time", "1970-01-01T14:00:00"))
 
 
-def keys(predicate: E.BooleanExpression) -> list[list[str]]:
+def keys(predicate: E.BooleanExpression) -> list[tuple[int, list[str]]]:
     return lookup_keys(bind(SCHEMA, rewrite_not(predicate), case_sensitive=True), 3)
 
 
@@ -26,19 +26,19 @@ def test_a_file_keeps_each_value_with_the_hours_it_occurs_in():
 
 
 def test_a_lookup_over_two_hours_probes_each_value_in_each_hour():
-    assert keys(E.And(E.EqualTo("user_id", 7), WINDOW)) == [["1:12:7", "1:13:7"]]
-    assert keys(E.And(WINDOW, E.In("user_id", [8, 7]))) == [["1:12:7", "1:13:7", "1:12:8", "1:13:8"]]
+    assert keys(E.And(E.EqualTo("user_id", 7), WINDOW)) == [(1, ["1:12:7", "1:13:7"])]
+    assert keys(E.And(WINDOW, E.In("user_id", [8, 7]))) == [(1, ["1:12:7", "1:13:7", "1:12:8", "1:13:8"])]
 
 
 def test_bounds_are_exact_at_the_hour_edges():
     inclusive = E.And(E.GreaterThan("event_time", 12 * HOUR_US - 1), E.LessThanOrEqual("event_time", 14 * HOUR_US))
-    assert keys(E.And(E.EqualTo("user_id", 7), inclusive)) == [["1:12:7", "1:13:7", "1:14:7"]]
-    assert keys(E.And(E.EqualTo("user_id", 7), E.EqualTo("event_time", 12 * HOUR_US))) == [["1:12:7"]]
+    assert keys(E.And(E.EqualTo("user_id", 7), inclusive)) == [(1, ["1:12:7", "1:13:7", "1:14:7"])]
+    assert keys(E.And(E.EqualTo("user_id", 7), E.EqualTo("event_time", 12 * HOUR_US))) == [(1, ["1:12:7"])]
 
 
 def test_each_looked_up_column_is_its_own_group():
     both = E.And(E.And(E.EqualTo("user_id", 7), E.EqualTo("country", "DE")), WINDOW)
-    assert keys(both) == [["1:12:7", "1:13:7"], ["2:12:DE", "2:13:DE"]]
+    assert keys(both) == [(1, ["1:12:7", "1:13:7"]), (2, ["2:12:DE", "2:13:DE"])]
 
 
 def test_no_keys_without_both_bounds_a_conjunction_or_a_narrow_enough_range():

@@ -74,15 +74,18 @@ FEW_USERS = st.integers(0, 3)
 
 
 def _few_users_row() -> st.SearchStrategy[dict[str, Any]]:
-    return st.fixed_dictionaries({"user_id": st.one_of(st.none(), FEW_USERS), "country": st.none(), "score": st.none(),
+    return st.fixed_dictionaries({"user_id": st.one_of(st.none(), FEW_USERS),
+                                  "country": st.one_of(st.none(), st.sampled_from(["DE", "FR"])), "score": st.none(),
                                   "event_time": st.one_of(st.none(), VALUES["event_time"])})
 
 
 @st.composite
 def lookups(draw: Any) -> E.BooleanExpression:
-    """user_id = v (or IN) over a time range bounded on both sides, sometimes with another conjunct."""
-    users = draw(st.lists(FEW_USERS, min_size=1, max_size=3))
-    lookup = E.EqualTo("user_id", users[0]) if len(users) == 1 else E.In("user_id", users)
+    """user_id = v (or IN) over a time range bounded on both sides, sometimes with another conjunct; or
+    the same lookup of a country, a column of a type filters take that has no filter."""
+    column, values = draw(st.sampled_from([("user_id", FEW_USERS), ("country", st.sampled_from(["DE", "FR"]))]))
+    users = draw(st.lists(values, min_size=1, max_size=3))
+    lookup = E.EqualTo(column, users[0]) if len(users) == 1 else E.In(column, users)
     start, end = sorted(draw(st.lists(VALUES["event_time"], min_size=2, max_size=2)))
     low = (E.GreaterThanOrEqual if draw(st.booleans()) else E.GreaterThan)("event_time", start)
     high = (E.LessThan if draw(st.booleans()) else E.LessThanOrEqual)("event_time", end)
@@ -186,8 +189,8 @@ def test_entry_written_before_a_column_was_added_never_prunes_on_it():
 def test_hour_pairs_skip_a_file_that_holds_the_user_only_at_other_hours():
     # A streaming file spanning 1:30 to 4:10 holds user 7 at 4:10 only: min/max and the user_id filter keep it for 1:00 to
     # 3:00; the hour pairs do not. An entry without them (written before bloom_hour_column was set) is kept.
-    rows = [{"user_id": u, "country": None, "score": None, "event_time": t}
-            for u, t in ((7, 4 * HOUR_US + 600_000_000), (8, HOUR_US + 1_800_000_000), (9, 2 * HOUR_US))]
+    rows = [{"user_id": u, "country": c, "score": None, "event_time": t}
+            for u, c, t in ((7, None, 4 * HOUR_US + 600_000_000), (8, "DE", HOUR_US + 1_800_000_000), (9, None, 2 * HOUR_US))]
     entry = entry_for("f", rows, set())
     window = E.And(E.GreaterThanOrEqual("event_time", HOUR_US), E.LessThan("event_time", 3 * HOUR_US))
     assert not may_match(entry, E.And(E.EqualTo("user_id", 7), window), SCHEMA)
@@ -195,5 +198,6 @@ def test_hour_pairs_skip_a_file_that_holds_the_user_only_at_other_hours():
     assert may_match(entry, E.And(E.In("user_id", [7, 9]), window), SCHEMA)
     assert may_match(entry, E.EqualTo("user_id", 7), SCHEMA), "no time range: the pairs are not probed"
     assert may_match(entry, E.Or(E.EqualTo("user_id", 7), window), SCHEMA)
+    assert may_match(entry, E.And(E.EqualTo("country", "DE"), window), SCHEMA), "country has no filter: never paired"
     without = entry_for("f", rows, {"event_time"})
     assert may_match(without, E.And(E.EqualTo("user_id", 7), window), SCHEMA)
