@@ -339,7 +339,8 @@ def test_shipped_config_loads():
     assert events.create.sort_by == ("event_time",)
     assert events.ingest_interval_minutes == 5
     assert events.freshness_sla_minutes == 20
-    assert events.zonemap == ZonemapConfig(columns=("event_time", "user_id", "country", "event_type"), bloom_columns=("user_id",))
+    assert events.zonemap == ZonemapConfig(columns=("event_time", "user_id", "country", "event_type"), bloom_columns=("user_id",),
+                                           bloom_hour_column="event_time")
     assert events.retention == RetentionPolicy(max_snapshot_age_hours=120, min_snapshots=1, orphan_min_age_hours=72)
     assert events.compaction == CompactionPolicy()
     assert events.ingest == IngestConfig(format="events", mode="batch", commit_mode="direct", writers=4,
