@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from pyiceberg.conversions import from_bytes
 from pyiceberg.manifest import DataFileContent, ManifestEntryStatus
-from pyiceberg.types import PrimitiveType, StringType, TimestampType, TimestamptzType
+from pyiceberg.types import PrimitiveType, StringType
 
 from lakeops.zonemap.bloom import BLOOM_TYPES, BloomFilter
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
-from lakeops.zonemap.hour_pairs import pair_keys
+from lakeops.zonemap.hour_pairs import HOUR_TYPES, pair_keys
 
 if TYPE_CHECKING:
     from pyiceberg.manifest import DataFile
@@ -130,7 +130,7 @@ def hour_field(schema: Schema, hour_column: str, blooms: list[Any]) -> Any | Non
     if not hour_column or not blooms:
         return None
     found = indexed_fields(schema, (hour_column,))
-    if found and isinstance(found[0].field_type, (TimestampType, TimestamptzType)):
+    if found and isinstance(found[0].field_type, HOUR_TYPES):
         return found[0]
     if found:
         log.warning("zonemap.bloom_hour_column %r is a %s column, not a timestamp; no hour pairs are kept",

@@ -36,6 +36,8 @@ from pyiceberg.types import TimestampType, TimestamptzType
 from lakeops.zonemap.bloom import BLOOM_TYPES
 
 HOUR_US = 3_600_000_000
+HOUR_TYPES = (TimestampType, TimestamptzType)
+"""Types of the columns whose hours values are paired with (their values are microseconds since the epoch)."""
 MAX_PROBES = 256
 """Most (value, hour) keys one lookup probes; a wider range or more values use the per-column filter alone."""
 
@@ -61,7 +63,7 @@ def hour_field_ids(blooms: Iterable[int], schema: Schema) -> list[int]:
             field = schema.find_field(field_id)
         except ValueError:
             continue  # a dropped column: its filters answer nothing
-        if isinstance(field.field_type, (TimestampType, TimestamptzType)):
+        if isinstance(field.field_type, HOUR_TYPES):
             found.append(field_id)
     return found
 
