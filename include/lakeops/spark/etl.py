@@ -16,7 +16,7 @@ import logging
 import operator
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lakeops.config import LakeopsConfig
 from lakeops.config.models import ModelConfig
@@ -32,8 +32,10 @@ from lakeops.watermark import watermark_fact_properties
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    import pyarrow as pa
     from pyiceberg.catalog import Catalog
     from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import DataType
 
 log = logging.getLogger(__name__)
 DELETED = "_lakeops_deleted"
@@ -188,6 +190,21 @@ def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig,
         raise
 
 
+def distinct_values(column: pa.ChunkedArray, data_type: DataType) -> list[Any]:
+    """The column's distinct non-null values as PySpark's collect() gives them (a timestamp as a naive local
+    datetime, a date as a date), from the Arrow form Spark's toArrow() gives them in."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
+
+    unique = pc.unique(column.drop_null())
+    if isinstance(data_type, (TimestampType, TimestampNTZType)):
+        return [data_type.fromInternal(v) for v in unique.cast(pa.int64()).to_pylist()]
+    if isinstance(data_type, DateType):
+        return [data_type.fromInternal(v) for v in unique.cast(pa.int32()).to_pylist()]
+    return unique.to_pylist()
+
+
 def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan,
                        changed_files: dict[str, tuple[StagedReads, ChangedFiles]], staged: list[StagedReads]
                        ) -> _Merge | None:
@@ -196,20 +213,21 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     ranges = _ranges(model, plan)
     changed = {name: r for name, r in ranges.items() if r.start_snapshot_id != r.end_snapshot_id}
     deltas = {name: _changes(spark, config, model, name, r, changed_files) for name, r in changed.items()}
-    appends = {name: deltas[name].drop(CHANGE_TYPE).cache() for name in changed if model.source(name).kind == "append"}
+    appends = {name: deltas[name].drop(CHANGE_TYPE) for name in changed if model.source(name).kind == "append"}
     key_names = [f"_lakeops_k{i}" for i in range(len(model.recompute_columns))]
     affected_parts = [(appends[name] if name in appends else deltas[name]).select(*_key_columns(model, name)) for name in changed]
-    affected = functools.reduce(lambda a, b: a.unionByName(b), affected_parts).distinct().cache()
+    distinct = functools.reduce(lambda a, b: a.unionByName(b), affected_parts).distinct()
+    # The affected values go to the driver in one action: the broadcasts below would gather them there anyway,
+    # and held as a local relation they are broadcast (and their periods found) without another Spark job.
+    held = distinct.toArrow()
     partition = model.recompute_columns.index(model.partition_column) if model.span_pruning else None
-    values: list[datetime] = [] if partition is None else [
-        row[0] for row in affected.select(key_names[partition]).distinct().collect() if row[0] is not None]
-    cached: tuple[DataFrame, ...] = (affected, *appends.values())
-    if (not values) if partition is not None else affected.isEmpty():
-        for frame in cached:
-            frame.unpersist()
+    values: list[datetime] = [] if partition is None else distinct_values(
+        held.column(key_names[partition]), distinct.schema[key_names[partition]].dataType)
+    if (not values) if partition is not None else not held.num_rows:
         for reads in staged:
             reads.release()
         return None
+    affected = spark.createDataFrame(held, schema=distinct.schema)
     spans = period_spans(values, model.partition_grain) if partition is not None else []
     inputs = {}
     for name, r in ranges.items():
@@ -223,18 +241,14 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
             frame = frame.where(F.expr(span_condition(column, spans))) if spans and column else frame
         keyed = frame.select("*", *_key_columns(model, name))
         inputs[name] = keyed.join(F.broadcast(affected), key_names, "left_semi").drop(*key_names)
-    # Held: the MERGE's source and the search for the rows it no longer yields both read it.
-    rows = model_rows(spark, model, inputs).cache()
-    cached = (*cached, rows)
+    rows = model_rows(spark, model, inputs)
     target_name = config.qualified(model.table_name)
 
     def target() -> DataFrame:
         downstream = spark.table(target_name)
         return downstream.where(F.expr(span_condition(model.partition_column, spans))) if spans else downstream
 
-    gone = _gone(model, target, affected.toDF(*model.recompute_columns), rows)
-    source = rows.withColumn(DELETED, F.lit(False)).unionByName(gone.withColumn(DELETED, F.lit(True)),
-                                                                allowMissingColumns=True)
+    source, cached = _merge_source(model, target, affected.toDF(*model.recompute_columns), rows)
     columns = rows.columns
     on = " AND ".join(f"t.{k} = s.{k}" for k in model.key)
     if spans:
@@ -251,16 +265,26 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     return _Merge(source.localCheckpoint(), sql, cached, tuple(staged))
 
 
-def _gone(model: ModelConfig, target: Callable[[], DataFrame], by_value: DataFrame, rows: DataFrame) -> DataFrame:
-    """The keys of the downstream rows the recompute no longer yields: of the affected values, those without a
-    recomputed row. When the model recomputes by its key, the affected values are those keys, and a key that is
-    not in the downstream table matches nothing in the MERGE, so the target is not loaded; otherwise the target's
-    rows of the affected values (in the touched periods) give the keys."""
+def _merge_source(model: ModelConfig, target: Callable[[], DataFrame], by_value: DataFrame, rows: DataFrame
+                  ) -> tuple[DataFrame, tuple[DataFrame, ...]]:
+    """(the MERGE's source, the frames held for it): the recomputed rows, and with DELETED true the keys of the
+    downstream rows the recompute no longer yields, which are of the affected values those without a recomputed row.
+    When the model recomputes by its key, the affected values are those keys: one full outer join of them with the
+    rows gives both in one pass, and a key that is not in the downstream table matches nothing in the MERGE, so the
+    target is not loaded. Otherwise the target's rows of the affected values (in the touched periods) give the keys,
+    and the rows, read twice, are held."""
+    from pyspark.sql import functions as F
+
     key = list(model.key)
     if set(model.recompute_columns) == set(key):
-        return by_value.select(*key).join(rows.select(*key), key, "left_anti")
-    return (target().join(by_value, list(model.recompute_columns), "left_semi").select(*key)
+        present = "_lakeops_present"
+        joined = rows.withColumn(present, F.lit(True)).join(by_value.select(*key), key, "full_outer")
+        return joined.withColumn(DELETED, F.col(present).isNull()).drop(present), ()
+    rows = rows.cache()
+    gone = (target().join(by_value, list(model.recompute_columns), "left_semi").select(*key)
             .join(rows.select(*key), key, "left_anti"))
+    return rows.withColumn(DELETED, F.lit(False)).unionByName(gone.withColumn(DELETED, F.lit(True)),
+                                                              allowMissingColumns=True), (rows,)
 
 
 def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: EtlPlan) -> EtlResult:
