@@ -197,8 +197,10 @@ def _jobs_since(spark: SparkSession, job: int) -> tuple[float, tuple[tuple[str, 
         data = jobs.apply(i)
         if int(data.jobId()) <= job or not data.submissionTime().isDefined() or not data.completionTime().isDefined():
             continue
+        # A job is named by its call site; the checkout's own path is left out, so results name files in it
+        # the same wherever it lies.
         spans.append((int(data.jobId()), data.submissionTime().get().getTime() / 1000,
-                      data.completionTime().get().getTime() / 1000, str(data.name())))
+                      data.completionTime().get().getTime() / 1000, str(data.name()).replace(f"{PROJECT_ROOT}/", "")))
     spans.sort()
     busy, end = 0.0, float("-inf")
     for _, start, stop, _ in sorted(spans, key=lambda s: s[1]):

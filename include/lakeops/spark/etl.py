@@ -232,7 +232,7 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     inputs = {}
     for name, r in ranges.items():
         column = model.source(name).time_column
-        if name in appends:  # an append-only source: what was there at the watermark, and the appended rows held
+        if name in appends:  # an append-only source: what was there at the watermark, and the appended rows
             frame = _at(spark, config, r, r.start_snapshot_id)
             frame = frame.where(F.expr(span_condition(column, spans))) if spans and column else frame
             frame = frame.unionByName(appends[name])
