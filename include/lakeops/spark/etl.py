@@ -219,15 +219,15 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     distinct = functools.reduce(lambda a, b: a.unionByName(b), affected_parts).distinct()
     # The affected values go to the driver in one action: the broadcasts below would gather them there anyway,
     # and held as a local relation they are broadcast (and their periods found) without another Spark job.
-    held = distinct.toArrow()
+    held, schema = distinct.toArrow(), distinct.schema
     partition = model.recompute_columns.index(model.partition_column) if model.span_pruning else None
     values: list[datetime] = [] if partition is None else distinct_values(
-        held.column(key_names[partition]), distinct.schema[key_names[partition]].dataType)
+        held.column(key_names[partition]), schema[key_names[partition]].dataType)
     if (not values) if partition is not None else not held.num_rows:
         for reads in staged:
             reads.release()
         return None
-    affected = spark.createDataFrame(held, schema=distinct.schema)
+    affected = spark.createDataFrame(held, schema=schema)
     spans = period_spans(values, model.partition_grain) if partition is not None else []
     inputs = {}
     for name, r in ranges.items():

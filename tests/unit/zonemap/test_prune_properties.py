@@ -84,8 +84,8 @@ def lookups(draw: Any) -> E.BooleanExpression:
     """user_id = v (or IN) over a time range bounded on both sides, sometimes with another conjunct; or
     the same lookup of a country, a column of a type filters take that has no filter."""
     column, values = draw(st.sampled_from([("user_id", FEW_USERS), ("country", st.sampled_from(["DE", "FR"]))]))
-    users = draw(st.lists(values, min_size=1, max_size=3))
-    lookup = E.EqualTo(column, users[0]) if len(users) == 1 else E.In(column, users)
+    looked_up = draw(st.lists(values, min_size=1, max_size=3))
+    lookup = E.EqualTo(column, looked_up[0]) if len(looked_up) == 1 else E.In(column, looked_up)
     start, end = sorted(draw(st.lists(VALUES["event_time"], min_size=2, max_size=2)))
     low = (E.GreaterThanOrEqual if draw(st.booleans()) else E.GreaterThan)("event_time", start)
     high = (E.LessThan if draw(st.booleans()) else E.LessThanOrEqual)("event_time", end)
