@@ -177,6 +177,9 @@ class ScanCost:
     `seconds` is the driver's own: planning, py4j calls, commits"""
     jobs: tuple[tuple[str, float], ...] = ()
     """each Spark job's name (its call site) and seconds, in order"""
+    range_reads: int = 0
+    """snapshot-range (incremental append) scans among them: Iceberg reports no file sizes for those, so their
+    bytes and files are not in scanned_bytes and scanned_files; the caller adds what each read opens"""
 
 
 def _last_execution(spark: SparkSession) -> int:
@@ -213,10 +216,14 @@ def _metric_value(text: str) -> int:
     return int(text.replace(",", "")) if text.replace(",", "").isdigit() else 0
 
 
-def _scans_since(spark: SparkSession, execution: int) -> tuple[int, int]:
+RANGE_SCAN = "IcebergIncrementalScan("
+
+
+def _scans_since(spark: SparkSession, execution: int) -> tuple[int, int, int]:
+    """(bytes, files, snapshot-range scans) of the BatchScan nodes of the SQL executions after `execution`."""
     store = spark._jsparkSession.sharedState().statusStore()
     executions = store.executionsList()
-    scanned = files = 0
+    scanned = files = range_reads = 0
     for i in range(executions.size()):
         run = executions.apply(i)
         if int(run.executionId()) <= execution:
@@ -227,6 +234,7 @@ def _scans_since(spark: SparkSession, execution: int) -> tuple[int, int]:
             node = nodes.apply(n)
             if not node.name().startswith("BatchScan"):
                 continue
+            range_reads += RANGE_SCAN in str(node.desc())
             metrics = node.metrics()
             for m in range(metrics.size()):
                 metric = metrics.apply(m)
@@ -235,7 +243,7 @@ def _scans_since(spark: SparkSession, execution: int) -> tuple[int, int]:
                     scanned += _metric_value(str(value.get()))
                 elif value.isDefined() and metric.name() in SCAN_FILES:
                     files += _metric_value(str(value.get()))
-    return scanned, files
+    return scanned, files, range_reads
 
 
 def measure_scans(spark: SparkSession, work: Callable[[], Any]) -> tuple[ScanCost, Any]:
@@ -247,9 +255,9 @@ def measure_scans(spark: SparkSession, work: Callable[[], Any]) -> tuple[ScanCos
     result = work()
     seconds = time.perf_counter() - started
     sc.listenerBus().waitUntilEmpty()
-    scanned, files = _scans_since(spark, execution)
+    scanned, files, range_reads = _scans_since(spark, execution)
     busy, jobs = _jobs_since(spark, job)
-    return ScanCost(seconds, scanned, files, _last_job(spark) - job, busy, jobs), result
+    return ScanCost(seconds, scanned, files, _last_job(spark) - job, busy, jobs, range_reads), result
 
 
 # The benchmark's own catalog

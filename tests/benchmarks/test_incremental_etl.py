@@ -1,6 +1,6 @@
 """The incremental-ETL benchmark: the bytes a snapshot range appended (a real pyiceberg table), the
-medians and ratios from literal costs, the report, the Spark jobs a measurement counts, and the
-generated source (deterministic, late sessions earlier, on a real Spark)."""
+medians and ratios from literal costs, the report, the Spark jobs and snapshot-range reads a measurement
+counts, and the generated source (deterministic, late sessions earlier, on a real Spark)."""
 
 from __future__ import annotations
 
@@ -75,3 +75,31 @@ def test_the_work_s_spark_jobs_are_counted_timed_and_named(spark):
     assert all("collect" in name for name, _ in cost.jobs), cost.jobs
     assert 0 < cost.job_seconds <= cost.seconds + 0.01
     assert cost.scanned_bytes == 0  # no Iceberg scan
+
+
+@pytest.mark.spark
+def test_a_measurement_counts_each_snapshot_range_read_which_reports_no_bytes(spark, tmp_path):
+    """Iceberg's snapshot-range scans report no file sizes; the benchmark adds the range's files once per such read."""
+    from benchmarks.common import RANGE_SCAN
+    from tests.conftest import register_catalog
+
+    config = bench_config(tmp_path, {"events": demo_table("events")})
+    register_catalog(spark, config)
+    table = f"{config.catalog.name}.{config.catalog.namespace}.range_reads"
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
+    spark.sql(f"CREATE TABLE {table} (n bigint) USING iceberg")
+    spark.createDataFrame([(1,), (2,)], "n bigint").writeTo(table).append()
+    start = spark.sql(f"SELECT snapshot_id FROM {table}.snapshots").first().snapshot_id
+    spark.createDataFrame([(3,)], "n bigint").writeTo(table).append()
+    end = spark.sql(f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at DESC").first().snapshot_id
+
+    def appended():
+        return (spark.read.option("start-snapshot-id", str(start)).option("end-snapshot-id", str(end)).table(table))
+
+    cost, rows = measure_scans(spark, lambda: appended().unionByName(appended()).unionByName(spark.table(table)).collect())
+    assert sorted(r.n for r in rows) == [1, 2, 3, 3, 3]
+    files = spark.sql(f"SELECT count(*) AS n FROM {table}.files").first().n
+    assert cost.range_reads == 2, RANGE_SCAN
+    assert cost.scanned_files == files  # the plain read's files; the range reads report none
+    cost, _ = measure_scans(spark, lambda: spark.table(table).collect())
+    assert cost.range_reads == 0 and cost.scanned_files == files
