@@ -46,14 +46,17 @@ class SparkPrunedRead:
 def _arrow_frame(spark: SparkSession, qualified_name: str, table: Table, predicate: BooleanExpression,
                  snapshot: int | None, plan: ReadPlan) -> DataFrame | None:
     """The plan's files read in the driver by pyiceberg's Arrow reader, as a local DataFrame with the
-    table's Spark schema; None when Spark cannot take the Arrow types as its own (then Spark reads).
-    The reader applies the predicate to every row, so the frame holds exactly the matching rows."""
+    table's Spark schema, which keeps the rows for its toArrow() (lakeops.spark.held_rows); None when Spark
+    cannot take the Arrow types as its own (then Spark reads). The reader applies the predicate to every
+    row, so the frame holds exactly the matching rows."""
     import pyarrow as pa
+
+    from lakeops.spark.held_rows import HeldRowsFrame
 
     scan = table.scan(row_filter=predicate, snapshot_id=snapshot)
     rows = arrow_rows(scan, index_tasks(table, plan.files))
     try:
-        return spark.createDataFrame(rows, schema=_spark_schema(spark, scan.projection().model_dump_json()))
+        return HeldRowsFrame.of(spark, rows, _spark_schema(spark, scan.projection().model_dump_json()))
     except (pa.ArrowException, TypeError, ValueError) as e:
         log.info("zonemap read of %s: the Arrow rows do not convert to the Spark schema (%s); Spark reads the files",
                  qualified_name, e)

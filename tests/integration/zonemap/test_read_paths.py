@@ -76,3 +76,40 @@ def test_reads_built_from_the_index_restore_identity_bucket_and_day_partitions(s
                 methods.add(read.plan.method)
                 assert sorted(r[0] for r in read.frame.select("event_id").collect()) == expected
     assert {"arrow", "staged"} <= methods, methods
+
+
+def test_a_local_read_gives_spark_s_arrow_rows_without_a_spark_job(events, spark):
+    """The driver-read frame's toArrow() returns its held rows cast as Spark would: the same table as Spark's own
+    collect (a job) and as a plain Iceberg read, for decimal, timestamp without zone, date, list, struct, map
+    and binary columns; and it runs no Spark job."""
+    from datetime import date, datetime
+    from decimal import Decimal
+
+    from pyspark.sql.classic.dataframe import DataFrame
+
+    spark.sql(f"ALTER TABLE {events.name} ADD COLUMNS (amount decimal(12, 2), local_time timestamp_ntz, day date, "
+              "tags array<string>, dims struct<a: int, b: string>, raw binary)")
+    for seed in range(4):
+        rows = event_rows(60, seed, users=400)
+        for i, row in enumerate(rows):
+            row.update(amount=Decimal(f"{i}.{i % 100:02d}"), local_time=datetime(2026, 3, 29, 2, i % 60),
+                       day=date(2026, 1, 1 + i % 28), tags=[f"t{i}", None] if i % 3 else None,
+                       dims={"a": i, "b": None if i % 2 else f"b{i}"}, raw=bytes([i % 256, 0]),
+                       properties={"k": str(i)} if i % 4 else {})
+        events.append(rows)
+    table = events.load()
+    counts = spark.sql(f"SELECT user_id, count(DISTINCT _file) AS n FROM {events.name} GROUP BY user_id").collect()
+    singles = sorted(r[0] for r in counts if r[1] == 1)
+    user = singles[len(singles) // 2]  # inside every file's min/max range: the Bloom filter prunes
+    with pruned_frame(spark, events.name, table, E.EqualTo("user_id", user)) as read:
+        assert read.plan.method == "arrow", read.plan.reason
+        spark.sparkContext.setJobGroup("held-rows", "toArrow of a local read")
+        held = read.frame.toArrow()
+        assert spark.sparkContext.statusTracker().getJobIdsForGroup("held-rows") == []
+        collected = DataFrame.toArrow(read.frame)  # Spark's own: a job
+        assert spark.sparkContext.statusTracker().getJobIdsForGroup("held-rows") != []
+        spark.sparkContext.setJobGroup(None, None)
+    assert held.schema == collected.schema and held.equals(collected)
+    plain = spark.table(events.name).where(f"user_id = {user}").toArrow()
+    assert held.num_rows == len(events.ids(f"user_id = {user}")) > 0
+    assert held.sort_by("event_id").equals(plain.sort_by("event_id"))
