@@ -36,6 +36,8 @@ from lakeops.zonemap.lru import LruCache
 from lakeops.zonemap.store import types_for
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pyiceberg.schema import Schema
     from pyiceberg.table import Table
 
@@ -85,9 +87,30 @@ class LivePlan:
     full: bool
 
 
-def plan_live(table: Table, snapshot_id: int, files: IndexFiles) -> LivePlan:
-    """The snapshot's live files from the master plus the snapshots since; a full listing when the
-    master cannot serve the snapshot."""
+def _micro_listing(files: IndexFiles, types: dict) -> Callable[[int], list[AddedFile] | None]:
+    """Snapshot id -> the files its micro zonemap lists (None without a readable one): what an append added,
+    without reading its manifests (history.append_delta checks the count against its summary). The micro
+    zonemaps are loaded through the hot index's cache, where the lookup loads them anyway."""
+    by_snapshot = {}
+    for uri in files.micro:
+        stem = uri.rsplit("/", 1)[-1].removesuffix(".parquet")
+        if stem.isdigit():
+            by_snapshot[int(stem)] = uri
+
+    def listed(snapshot_id: int) -> list[AddedFile] | None:
+        uri = by_snapshot.get(snapshot_id)
+        index = load_columns(uri, types, blooms=True) if uri is not None else None
+        if index is None:
+            return None
+        return [AddedFile(path, int(size), int(records), partition or "") for path, size, records, partition in
+                zip(index.paths.to_pylist(), index.file_size, index.record_count, index.partition.to_pylist(), strict=True)]
+
+    return listed
+
+
+def plan_live(table: Table, snapshot_id: int, files: IndexFiles, types: dict | None = None) -> LivePlan:
+    """The snapshot's live files from the master plus the snapshots since (an append's from its micro zonemap when
+    types are given to read it); a full listing when the master cannot serve the snapshot."""
     version = files.master_version
     chain = None
     if version is not None:
@@ -97,7 +120,7 @@ def plan_live(table: Table, snapshot_id: int, files: IndexFiles) -> LivePlan:
                                     partition_string(f.data_file))
                   for f in live_files(table, snapshot_id)}
         return LivePlan(set(), listed, 0, True)
-    deltas = chain_deltas(table, chain)
+    deltas = chain_deltas(table, chain, _micro_listing(files, types) if types is not None else None)
     deleted = {p for d in deltas for p in d.deleted}
     removed, added = replay(deleted, deltas)
     return LivePlan(removed, added, len(chain), False)
@@ -142,7 +165,7 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
         if key is not None and groups is None:  # unreadable: its files are listed from the manifests, read in full
             unreadable.append(files.master)
             files = IndexFiles(None, files.hourly, files.micro)
-    plan = plan_live(table, snapshot_id, files)
+    plan = plan_live(table, snapshot_id, files, types)
     master_removed = count_paths(groups, plan.removed) if groups is not None and not plan.full and \
         groups.summary is not None else None
     if groups is not None and master_removed is not None:
@@ -157,7 +180,7 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
             unreadable.append(str(files.master))
             files = IndexFiles(None, files.hourly, files.micro)
             if not plan.full:
-                plan = plan_live(table, snapshot_id, files)
+                plan = plan_live(table, snapshot_id, files, types)
         master = loaded or empty_index()
     parts = []
     for uri in files.hourly + files.micro:

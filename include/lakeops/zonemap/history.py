@@ -10,8 +10,10 @@ consolidation, not with the table.
 `replay_chain` decides which snapshots to replay (pure, tested against literals); `snapshot_delta`
 reads one snapshot's added and deleted data files (metadata only) and is cached per snapshot in the
 process, as snapshots never change; `chain_deltas` reads those of a whole chain from its last
-snapshot's manifest list, one list instead of one per snapshot. When the master cannot serve S (none yet, S older than M or on
-another branch, an expired snapshot in the way), the caller lists every live file instead.
+snapshot's manifest list, one list instead of one per snapshot, and takes an append's delta from its
+micro zonemap instead when that lists every file the append added (`append_delta`): no manifest read.
+When the master cannot serve S (none yet, S older than M or on another branch, an expired snapshot in
+the way), the caller lists every live file instead.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from lakeops.zonemap.build import partition_string
 from lakeops.zonemap.lru import LruCache
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pyiceberg.table import Table
 
 
@@ -152,13 +156,38 @@ def snapshot_delta(table: Table, snapshot_id: int) -> Delta:
     return delta
 
 
-def chain_deltas(table: Table, chain: list[int]) -> list[Delta]:
-    """snapshot_delta of each snapshot of chain (ancestors of its last one, oldest first), reading the last
-    one's manifest list once instead of each snapshot's own: a snapshot's manifests stay listed by its
+def append_delta(operation: str | None, summary: dict[str, str] | None, listed: list[AddedFile]) -> Delta | None:
+    """The delta of a snapshot from a listing of the files it added (its micro zonemap), or None when the listing
+    cannot stand for it: the snapshot is not an append (only an append deletes no data file), or its summary does
+    not count exactly the listed files."""
+    if operation != "append" or summary is None or "added-data-files" not in summary:
+        return None
+    added = int(summary["added-data-files"])
+    if int(summary.get("deleted-data-files") or 0) or len(listed) != added or len({f.path for f in listed}) != added:
+        return None
+    return Delta(tuple(listed), frozenset())
+
+
+def chain_deltas(table: Table, chain: list[int], listed: Callable[[int], list[AddedFile] | None] | None = None
+                 ) -> list[Delta]:
+    """snapshot_delta of each snapshot of chain (ancestors of its last one, oldest first). An append whose added
+    files `listed` gives (its micro zonemap) takes its delta from them (append_delta). The others read the last
+    snapshot's manifest list once instead of each snapshot's own: a snapshot's manifests stay listed by its
     descendants until a manifest merge rewrites them, which its summary counts reveal (listed_whole); such
     a snapshot reads its own list."""
     key = str(table.metadata.table_uuid)
     missing = [s for s in chain if DELTAS.get((key, s)) is None]
+    if listed is not None:
+        for s in list(missing):
+            snapshot = table.snapshot_by_id(s)
+            if snapshot is None or snapshot.summary is None:
+                continue
+            files = listed(s)
+            delta = None if files is None else append_delta(snapshot.summary.operation.value,
+                                                            snapshot.summary.additional_properties, files)
+            if delta is not None:
+                DELTAS.put((key, s), delta)
+                missing.remove(s)
     if len(missing) > 1:
         last = table.snapshot_by_id(chain[-1])
         if last is not None:

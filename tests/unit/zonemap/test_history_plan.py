@@ -1,8 +1,9 @@
-"""Which snapshots are replayed over the master, and how their deltas combine: literal histories."""
+"""Which snapshots are replayed over the master, how their deltas combine, and when a micro zonemap's listing
+stands for an append's delta: literal histories."""
 
 from __future__ import annotations
 
-from lakeops.zonemap.history import AddedFile, Delta, SnapshotRef, replay, replay_chain
+from lakeops.zonemap.history import AddedFile, Delta, SnapshotRef, append_delta, replay, replay_chain
 
 
 def chain(*refs: tuple[int, int | None, int, int]) -> dict[int, SnapshotRef]:
@@ -35,3 +36,22 @@ def test_replay_applies_adds_and_deletes_in_order():
     removed, added = replay({"m1", "m2", "m3"}, deltas)
     assert removed == {"m1", "m2"}
     assert list(added) == ["b", "c"]
+
+
+A = AddedFile("s3://b/a.parquet", 100, 10, "2026-11-22")
+B = AddedFile("s3://b/b.parquet", 200, 20, "2026-11-22")
+
+
+def test_an_append_s_delta_is_its_micro_zonemap_s_listing_when_the_summary_counts_exactly_those_files():
+    assert append_delta("append", {"added-data-files": "2", "added-records": "30"}, [A, B]) == Delta((A, B), frozenset())
+    assert append_delta("append", {"added-data-files": "3"}, [A, B]) is None, "a file the listing misses"
+    assert append_delta("append", {"added-data-files": "1"}, [A, B]) is None
+    assert append_delta("append", {"added-data-files": "2"}, [A, A]) is None, "a path listed twice"
+    assert append_delta("append", {}, [A]) is None, "a summary without counts proves nothing"
+    assert append_delta("append", None, [A]) is None
+
+
+def test_only_an_append_s_delta_comes_from_a_listing():
+    for operation in ("overwrite", "delete", "replace"):
+        assert append_delta(operation, {"added-data-files": "1"}, [A]) is None, operation
+    assert append_delta("append", {"added-data-files": "1", "deleted-data-files": "1"}, [A]) is None

@@ -21,7 +21,7 @@ from pyiceberg import expressions as E
 from pyiceberg.catalog.sql import SqlCatalog
 
 from lakeops.config.policies import ZonemapConfig
-from lakeops.zonemap import candidates, consolidate, groups
+from lakeops.zonemap import candidates, consolidate, groups, history
 from lakeops.zonemap.candidates import candidate_files
 from lakeops.zonemap.consolidate import consolidate_day, reconcile
 from lakeops.zonemap.history import DELTAS
@@ -106,3 +106,36 @@ def _history(tmp_path, steps, seed) -> None:
             _same_plan(table, predicate, snapshot.snapshot_id)
     if mastered:
         assert not candidate_files(table, E.AlwaysTrue()).full_listing, "the current snapshot is served by the master"
+
+
+def test_appends_with_micro_zonemaps_are_planned_without_reading_their_manifests(tmp_path):
+    """After the master, three appends with a micro zonemap and one without: only the one without has its
+    manifests read, and the plan lists the live files."""
+    catalog = SqlCatalog("t", uri=f"sqlite:///{tmp_path}/c.db", warehouse=(tmp_path / "wh").as_uri())
+    catalog.create_namespace_if_not_exists("ns")
+    table = catalog.create_table("ns.t", pa.schema([pa.field("id", pa.int64())]))
+    table.append(pa.table({"id": pa.array([1, 2], pa.int64())}))
+    write_micro_zonemap(table, SPEC, table.current_snapshot().snapshot_id)
+    reconcile(table, SPEC)
+    indexed = []
+    for value in (10, 20, 30, 40):
+        table.append(pa.table({"id": pa.array([value], pa.int64())}))
+        if value != 30:
+            write_micro_zonemap(table, SPEC, table.current_snapshot().snapshot_id)
+            indexed.append(table.current_snapshot().snapshot_id)
+        table = table.refresh()
+    read = []
+    original = history._delta_of
+
+    def counted(t, snapshot_id, manifests):
+        read.append(snapshot_id)
+        return original(t, snapshot_id, manifests)
+
+    DELTAS.clear()
+    HOT.clear()
+    with patch.object(history, "_delta_of", counted):
+        found = candidate_files(table, E.AlwaysTrue())
+    assert found.replayed_snapshots == 4 and not found.full_listing
+    assert sorted(found.files) == sorted(f.path for f in live_files(table, table.current_snapshot().snapshot_id))
+    unindexed = [s.snapshot_id for s in table.snapshots()[-4:] if s.snapshot_id not in indexed]
+    assert read == unindexed and len(unindexed) == 1
