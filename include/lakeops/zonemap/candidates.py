@@ -33,6 +33,7 @@ from lakeops.zonemap.hot import HOT, set_hot_memory
 from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, master_blooms
 from lakeops.zonemap.live import live_files
 from lakeops.zonemap.lru import LruCache
+from lakeops.zonemap.snapmap import micro_snapshot_id
 from lakeops.zonemap.store import types_for
 
 if TYPE_CHECKING:
@@ -91,11 +92,7 @@ def _micro_listing(files: IndexFiles, types: dict) -> Callable[[int], list[Added
     """Snapshot id -> the files its micro zonemap lists (None without a readable one): what an append added,
     without reading its manifests (history.append_delta checks the count against its summary). The micro
     zonemaps are loaded through the hot index's cache, where the lookup loads them anyway."""
-    by_snapshot = {}
-    for uri in files.micro:
-        stem = uri.rsplit("/", 1)[-1].removesuffix(".parquet")
-        if stem.isdigit():
-            by_snapshot[int(stem)] = uri
+    by_snapshot = {micro_snapshot_id(uri): uri for uri in files.micro}
 
     def listed(snapshot_id: int) -> list[AddedFile] | None:
         uri = by_snapshot.get(snapshot_id)

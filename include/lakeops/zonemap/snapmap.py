@@ -105,13 +105,19 @@ def list_files(root: str, level: str) -> list[str]:
                   if i.type == FileType.File and not i.base_name.startswith((".", "_")) and i.base_name.endswith(".parquet"))
 
 
+def micro_snapshot_id(uri: str) -> int | None:
+    """The snapshot a micro zonemap file serves, from its name (<snapshot id>.parquet); None for another name."""
+    name = uri.rsplit("/", 1)[-1].removesuffix(".parquet")
+    return int(name) if name.lstrip("-").isdigit() else None
+
+
 def micro_files(table: Table) -> list[MicroFile]:
     commits = {s.snapshot_id: s.timestamp_ms for s in table.snapshots()}
     found = []
     for uri in list_files(zonemap_root(table.location()), "micro"):
-        name = uri.rsplit("/", 1)[1].removesuffix(".parquet")
-        if name.lstrip("-").isdigit():
-            found.append(MicroFile(uri, int(name), commits.get(int(name))))
+        snapshot_id = micro_snapshot_id(uri)
+        if snapshot_id is not None:
+            found.append(MicroFile(uri, snapshot_id, commits.get(snapshot_id)))
     return found
 
 
