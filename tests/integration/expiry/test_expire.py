@@ -41,7 +41,8 @@ def test_expiry_keeps_current_protected_and_watermarked_snapshots_readable(histo
     expired_read = history.ids(snapshots[0])
     policy = history.config.table("events").retention
 
-    request = resolve_request(policy, now_ms(), older_than_ms=now_ms(), retain_last=2, dry_run=True)
+    now = now_ms()  # one instant: older_than equal to now, never a millisecond after it
+    request = resolve_request(policy, now, older_than_ms=now, retain_last=2, dry_run=True)
     state = _state(history)
     dry = run_expiry(history.spark, history.config, "events", request)
     assert _state(history) == state  # dry run: same files, same metadata file, same snapshots
@@ -113,7 +114,8 @@ def test_location_mismatch_stops_before_anything_is_deleted(history, prefix):
                  .withPartitionPath(local.parent.name).withFormat("PARQUET").build())
     jtable.newAppend().appendFile(data_file).commit()
     state = _state(history)
-    request = resolve_request(history.config.table("events").retention, now_ms(), older_than_ms=now_ms())
+    now = now_ms()  # one instant: older_than equal to now, never a millisecond after it
+    request = resolve_request(history.config.table("events").retention, now, older_than_ms=now)
 
     with pytest.raises(MaintenanceError, match="nothing was deleted"):
         run_expiry(history.spark, history.config, "events", request)

@@ -34,7 +34,8 @@ def test_expiry_keeps_the_snapshots_a_streaming_reader_still_needs(history, tmp_
     entry = {**spec.entry, "retention": {**spec.entry.get("retention", {}), "streaming_checkpoints": [checkpoint]}}
     config = dataclasses.replace(history.config, tables={**history.config.tables,
                                                          spec.name: build_table(spec.id, entry, spec.defaults)})
-    request = resolve_request(config.table("events").retention, now_ms(), older_than_ms=now_ms(), retain_last=1)
+    now = now_ms()  # one instant: older_than equal to now, never a millisecond after it
+    request = resolve_request(config.table("events").retention, now, older_than_ms=now, retain_last=1)
     result = run_expiry(history.spark, config, "events", request)
 
     kept = {k["snapshot_id"]: k["reason"] for k in result.as_dict()["kept_by_guards"]}
