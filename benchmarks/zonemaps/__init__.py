@@ -145,10 +145,10 @@ def render(report: Report) -> str:
         "the files that truly hold a match, read by pyiceberg's Arrow reader. Planning: Iceberg's totalPlanningDuration "
         "for spark; for zonemap (Spark) everything before the frame exists (with the arrow method its rows are read by "
         "then; plus Iceberg's planning when it falls back to a plain scan); for zonemap (pyiceberg) the candidates and "
-        "their tasks. Wall: until the rows are in the driver as Arrow (scan metrics are read after). Cold: the first "
-        "run after dropping the process's index caches and REFRESH TABLE, once one unmeasured run of every method has "
-        f"loaded its code paths (as building the baseline copy did for Spark's); warm: median of {s.repetitions}. "
-        "Every method returned the same rows."
+        "their tasks. Wall: until the rows are in the driver as Arrow (scan metrics are read after). Cold: median of "
+        f"{s.repetitions} runs, each right after dropping the process's index caches and REFRESH TABLE; warm: median of "
+        f"{s.repetitions} runs after them; before both, one unmeasured run of every method on another lookup loaded "
+        "its code paths. Every method returned the same rows."
         + (" Only the one-user_id queries were run (--selective-only)." if s.selective_only else ""),
         "",
         reads_table(report.reads),

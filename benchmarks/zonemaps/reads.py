@@ -109,16 +109,32 @@ def pick_user(counts: pa.Table, window: pa.Table) -> int:
     return ranked[len(ranked) // 2][1]
 
 
+def _window(scan: pa.Table, start: datetime, end: datetime) -> pa.Table:
+    import pyarrow.compute as pc
+
+    t = scan.column("event_time")
+    return scan.filter(pc.and_(pc.greater_equal(t, pa.scalar(start, t.type)), pc.less(t, pa.scalar(end, t.type))))
+
+
+def _user_counts(scan: pa.Table) -> pa.Table:
+    return scan.group_by("user_id").aggregate([("user_id", "count")]).rename_columns(["user_id", "n"])
+
+
+def code_path_query(scan: pa.Table, now: datetime) -> Query:
+    """A lookup like the measured ones, of another user in a window neither of them reads (3 days
+    back), for the unmeasured run that loads every method's code paths."""
+    start, end = now - timedelta(days=3, hours=2), now - timedelta(days=3)
+    return Query("one user_id, 2 hours", "code paths", "user_id", (pick_user(_user_counts(scan), _window(scan, start, end)),),
+                 start, end)
+
+
 def make_queries(scan: pa.Table, now: datetime) -> list[Query]:
     """The six predicates: one user over 2 hours, one country over a day, event types over a
     week; each for a recent (hot) and an old (cold) range."""
-    import pyarrow.compute as pc
-
-    counts = scan.group_by("user_id").aggregate([("user_id", "count")]).rename_columns(["user_id", "n"])
+    counts = _user_counts(scan)
 
     def window(start: datetime, end: datetime) -> pa.Table:
-        t = scan.column("event_time")
-        return scan.filter(pc.and_(pc.greater_equal(t, pa.scalar(start, t.type)), pc.less(t, pa.scalar(end, t.type))))
+        return _window(scan, start, end)
 
     hot_2h, cold_2h = (now - timedelta(hours=2), now), (now - timedelta(days=10), now - timedelta(days=10) + timedelta(hours=2))
     queries = [
@@ -262,11 +278,10 @@ def _cold_start(spark: SparkSession, qualified: str) -> None:
 
 
 def load_code_paths(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask]) -> None:
-    """One unmeasured run of every method, before the first cold run. Building the baseline copy has
-    read the table through Spark's Iceberg source, so Spark's classes and code paths are loaded by then;
-    the zonemap read's are not (the first local DataFrame of a process loads Spark's Arrow conversion
-    classes, some 0.3 to 0.4 s once). Without this round the first method to use a path would pay its
-    process's start-up in its cold figure, and only the zonemap read's first cold run would."""
+    """One unmeasured run of every method, on a lookup none of the measured ones makes, before the first
+    cold run. It loads each method's classes and code paths once (Spark's filtered Iceberg scan; for the
+    zonemap read, Spark's Arrow conversion, which the first local DataFrame of a process loads in 0.3 to
+    0.4 s), so that no cold figure carries its process's start-up, whichever method runs first."""
     began = time.perf_counter()
     for runner in RUNNERS.values():
         runner(spark, qualified, table, query, oracle)
@@ -276,19 +291,24 @@ def load_code_paths(spark: SparkSession, qualified: str, table: Table, query: Qu
 
 def measure_query(spark: SparkSession, qualified: str, table: Table, query: Query, oracle: list[FileScanTask],
                   live: int, repetitions: int) -> list[Measure]:
-    """Per method: the cold run (caches dropped first) and the median of `repetitions` warm runs."""
+    """Per method: the median of `repetitions` cold runs (each right after dropping the caches) and
+    of `repetitions` warm runs after them."""
+    cold_runs: dict[str, list[Measure]] = {m: [] for m in METHODS}
     runs: dict[str, list[Measure]] = {m: [] for m in METHODS}
-    for rep in range(repetitions + 1):
+    for _ in range(repetitions):
         for method, runner in RUNNERS.items():
-            if rep == 0:
-                _cold_start(spark, qualified)
+            _cold_start(spark, qualified)
+            cold_runs[method].append(runner(spark, qualified, table, query, oracle))
+    for _ in range(repetitions):
+        for method, runner in RUNNERS.items():
             runs[method].append(runner(spark, qualified, table, query, oracle))
     results = []
-    for runner, measures in runs.items():
-        cold, warm = measures[0], measures[1:]
-        results.append(Measure(cold.query, cold.range, warm[0].method, statistics.median(m.planning_s for m in warm),
+    for runner, warm in runs.items():
+        cold = cold_runs[runner]
+        results.append(Measure(query.name, query.range, warm[0].method, statistics.median(m.planning_s for m in warm),
                                statistics.median(m.wall_s for m in warm), warm[0].files, warm[0].bytes, warm[0].rows, live,
-                               cold.planning_s, cold.wall_s, runner))
+                               statistics.median(m.planning_s for m in cold), statistics.median(m.wall_s for m in cold),
+                               runner))
     counts = {m.method: m.rows for m in results}
     if len(set(counts.values())) != 1:
         raise AssertionError(f"{query.label}: methods disagree on the matching rows: {counts}")
@@ -342,7 +362,8 @@ def run_reads(spark: SparkSession, qualified: str, table: Table, now: datetime,
     queries = [q for q in make_queries(scan, now) if q.column == "user_id" or not selective_only]
     oracles = {q: oracle_files(table, scan, q, by_local) for q in queries}
     log.info("oracle: predicate columns of %d files read once in %.1f s", len(live), time.perf_counter() - began)
-    load_code_paths(spark, qualified, table, queries[0], [live[p] for p in oracles[queries[0]]])
+    warm_up = code_path_query(scan, now)
+    load_code_paths(spark, qualified, table, warm_up, [live[p] for p in oracle_files(table, scan, warm_up, by_local)])
     results = []
     for query in queries:
         results += measure_query(spark, qualified, table, query, [live[p] for p in oracles[query]], len(live), repetitions)
