@@ -30,7 +30,7 @@ from lakeops.zonemap.evaluate import may_match_all
 from lakeops.zonemap.groups import MasterGroups, candidate_groups, count_paths, master_groups, read_groups, rows_of
 from lakeops.zonemap.history import AddedFile, chain_deltas, replay, replay_chain, snapshot_refs
 from lakeops.zonemap.hot import HOT, set_hot_memory
-from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, master_blooms
+from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, load_many, master_blooms
 from lakeops.zonemap.live import live_files
 from lakeops.zonemap.lru import LruCache
 from lakeops.zonemap.snapmap import micro_snapshot_id
@@ -162,6 +162,8 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
         if key is not None and groups is None:  # unreadable: its files are listed from the manifests, read in full
             unreadable.append(files.master)
             files = IndexFiles(None, files.hourly, files.micro)
+    hot_uris = files.hourly + files.micro
+    loaded_hot = load_many(hot_uris, types, blooms=True)  # held: the micro listing of plan_live then reads none again
     plan = plan_live(table, snapshot_id, files, types)
     master_removed = count_paths(groups, plan.removed) if groups is not None and not plan.full and \
         groups.summary is not None else None
@@ -180,8 +182,7 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
                 plan = plan_live(table, snapshot_id, files, types)
         master = loaded or empty_index()
     parts = []
-    for uri in files.hourly + files.micro:
-        part = load_columns(uri, types, blooms=True)
+    for uri, part in zip(hot_uris, loaded_hot, strict=True):
         if part is None:
             unreadable.append(uri)
         else:

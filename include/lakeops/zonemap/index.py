@@ -13,7 +13,9 @@ Entries of one immutable data file agree wherever they come from.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,11 +29,15 @@ from lakeops.zonemap.snapmap import list_files, read_map
 from lakeops.zonemap.store import _filesystem, read_file, read_files, zonemap_root
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyiceberg.table import Table
     from pyiceberg.types import PrimitiveType
 
 log = logging.getLogger(__name__)
 _READ_ERRORS = (OSError, ValueError, KeyError)
+_WITHOUT_BLOOMS = ["file_path", "record_count", "file_size", "partition", "columns"]
+_READERS = 4
+"""Zonemap files read side by side by load_many (Parquet reads release the GIL)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,7 @@ def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: bool) -> 
     cached = HOT.get(key)
     if cached is not None:
         return cached
-    wanted = None if blooms else ["file_path", "record_count", "file_size", "partition", "columns"]
+    wanted = None if blooms else _WITHOUT_BLOOMS
     try:
         index = from_stored(read_file(uri, wanted), types)
     except (*_READ_ERRORS, pa.ArrowInvalid) as e:
@@ -86,6 +92,72 @@ def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: bool) -> 
         return None
     HOT.put(key, index, index.nbytes)
     return index
+
+
+def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: bool) -> list[ColumnarIndex | None]:
+    """load_columns of each file, in order. The files not held are read side by side and decoded
+    together, one decode of all their rows instead of one per file (a cold lookup meets every micro
+    file since the last consolidation), then held one by one as load_columns holds them."""
+    import pyarrow as pa
+
+    found: list[ColumnarIndex | None] = [None] * len(uris)
+    missing = []
+    for i, uri in enumerate(uris):
+        key = _key(uri, types, blooms)
+        if key is None:  # gone: a consolidation removed it after it was listed, as in load_columns
+            found[i] = empty_index()
+            continue
+        cached = HOT.get(key)
+        if cached is not None:
+            found[i] = cached
+        else:
+            missing.append((i, uri, key))
+    if len(missing) < 2:
+        for i, uri, _ in missing:
+            found[i] = load_columns(uri, types, blooms=blooms)
+        return found
+    wanted = None if blooms else _WITHOUT_BLOOMS
+    with ThreadPoolExecutor(max_workers=min(_READERS, len(missing))) as pool:
+        read = list(pool.map(lambda m: _read_or_error(m[1], wanted), missing))
+    alike: dict[str, list[tuple[int, tuple, pa.Table]]] = {}
+    for (i, uri, key), data in zip(missing, read, strict=True):
+        if isinstance(data, Exception):
+            log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, data)
+        else:
+            data = data.replace_schema_metadata(None)
+            alike.setdefault(data.schema.to_string(), []).append((i, key, data))
+    for members in alike.values():
+        try:
+            decoded = from_stored(pa.concat_tables([data for _, _, data in members]), types)
+        except (*_READ_ERRORS, pa.ArrowInvalid):  # decode them one by one: only a malformed file is lost
+            for i, _, _ in members:
+                found[i] = load_columns(uris[i], types, blooms=blooms)
+            continue
+        start = 0
+        for i, key, data in members:
+            part = _known_only(decoded.take(np.arange(start, start + data.num_rows)))
+            start += data.num_rows
+            HOT.put(key, part, part.nbytes)
+            found[i] = part
+    return found
+
+
+def _known_only(index: ColumnarIndex) -> ColumnarIndex:
+    """Without the fields none of its entries has statistics or a filter for (they came from other files
+    decoded with it): what load_columns gives the file alone (an absent field and an all-null one prune alike)."""
+    stats = {f: st for f, st in index.stats.items()
+             if min(st.lower.null_count, st.upper.null_count, st.null_count.null_count) < len(index)}
+    blooms = {f: b for f, b in index.blooms.items() if b.bits.null_count < len(index)}
+    return dataclasses.replace(index, stats=stats, blooms=blooms)
+
+
+def _read_or_error(uri: str, columns: list[str] | None) -> pa.Table | Exception:
+    import pyarrow as pa
+
+    try:
+        return read_file(uri, columns)
+    except (*_READ_ERRORS, pa.ArrowInvalid) as e:
+        return e
 
 
 def master_blooms(uri: str, rows: np.ndarray) -> dict[int, Blooms] | None:
