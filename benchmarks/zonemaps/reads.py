@@ -132,14 +132,10 @@ def make_queries(scan: pa.Table, now: datetime) -> list[Query]:
     """The six predicates: one user over 2 hours, one country over a day, event types over a
     week; each for a recent (hot) and an old (cold) range."""
     counts = _user_counts(scan)
-
-    def window(start: datetime, end: datetime) -> pa.Table:
-        return _window(scan, start, end)
-
     hot_2h, cold_2h = (now - timedelta(hours=2), now), (now - timedelta(days=10), now - timedelta(days=10) + timedelta(hours=2))
     queries = [
-        Query("one user_id, 2 hours", "hot", "user_id", (pick_user(counts, window(*hot_2h)),), *hot_2h),
-        Query("one user_id, 2 hours", "cold", "user_id", (pick_user(counts, window(*cold_2h)),), *cold_2h),
+        Query("one user_id, 2 hours", "hot", "user_id", (pick_user(counts, _window(scan, *hot_2h)),), *hot_2h),
+        Query("one user_id, 2 hours", "cold", "user_id", (pick_user(counts, _window(scan, *cold_2h)),), *cold_2h),
         Query("one country, 1 day", "hot", "country", ("DE",), now - timedelta(days=1), now),
         Query("one country, 1 day", "cold", "country", ("DE",), now - timedelta(days=11), now - timedelta(days=10)),
         Query("event_type IN (2), 1 week", "hot", "event_type", ("add_to_cart", "purchase"), now - timedelta(days=7), now),

@@ -163,7 +163,8 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
             unreadable.append(files.master)
             files = IndexFiles(None, files.hourly, files.micro)
     hot_uris = files.hourly + files.micro
-    loaded_hot = load_many(hot_uris, types, blooms=True)  # held: the micro listing of plan_live then reads none again
+    # Held when they fit the bound: plan_live's micro listing then reads none of them again.
+    loaded_hot = load_many(hot_uris, types, blooms=True)
     plan = plan_live(table, snapshot_id, files, types)
     master_removed = count_paths(groups, plan.removed) if groups is not None and not plan.full and \
         groups.summary is not None else None

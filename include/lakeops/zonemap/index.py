@@ -88,7 +88,7 @@ def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: bool) -> 
     try:
         index = from_stored(read_file(uri, wanted), types)
     except (*_READ_ERRORS, pa.ArrowInvalid) as e:
-        log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, e)
+        _unreadable(uri, e)
         return None
     HOT.put(key, index, index.nbytes)
     return index
@@ -122,7 +122,7 @@ def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: bool)
     alike: dict[str, list[tuple[int, tuple, pa.Table]]] = {}
     for (i, uri, key), data in zip(missing, read, strict=True):
         if isinstance(data, Exception):
-            log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, data)
+            _unreadable(uri, data)
         else:
             data = data.replace_schema_metadata(None)
             alike.setdefault(data.schema.to_string(), []).append((i, key, data))
@@ -140,6 +140,10 @@ def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: bool)
             HOT.put(key, part, part.nbytes)
             found[i] = part
     return found
+
+
+def _unreadable(uri: str, error: Exception) -> None:
+    log.warning("zonemap file %s is unreadable (%s); its files will be read in full until it is rebuilt", uri, error)
 
 
 def _known_only(index: ColumnarIndex) -> ColumnarIndex:
