@@ -6,9 +6,13 @@ returns a plain DataFrame, which Spark runs as usual."""
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+import os
+from tempfile import NamedTemporaryFile
+from typing import TYPE_CHECKING, Any, cast
 
 from pyspark.sql.classic.dataframe import DataFrame
+
+from lakeops.spark.session import jvm
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -16,6 +20,8 @@ if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
 log = logging.getLogger(__name__)
+
+_SQL_UTILS = "org.apache.spark.sql.api.python.PythonSQLUtils"
 
 
 class HeldRowsFrame(DataFrame):
@@ -25,8 +31,8 @@ class HeldRowsFrame(DataFrame):
 
     @classmethod
     def of(cls, spark: SparkSession, rows: pa.Table, schema: StructType) -> HeldRowsFrame:
-        local = spark.createDataFrame(rows, schema=schema)
-        frame = cls(local._jdf, spark)  # a classic session's frame
+        frame = cls(_local_relation(spark, rows, schema), spark)  # a classic session's frame
+        frame.__dict__["schema"] = schema  # DataFrame.schema is a cached property; the JVM would give the same
         frame._held = rows
         return frame
 
@@ -43,3 +49,49 @@ class HeldRowsFrame(DataFrame):
         except (pa.ArrowException, TypeError, ValueError) as e:
             log.info("held rows do not cast to Spark's Arrow schema (%s); Spark collects them", e)
             return super().toArrow()
+
+
+def _local_relation(spark: SparkSession, rows: pa.Table, schema: StructType) -> Any:
+    """The Java DataFrame spark.createDataFrame(rows, schema) makes, by the same steps (the session's time zone
+    applied to the timestamps, the rows cast to the schema's Arrow types, handed to the JVM in batches through a
+    file), in five calls to the JVM instead of about twenty: each call costs a round trip, and on a selective read
+    those round trips were most of the conversion's time. With encrypted I/O (no file may hold the rows) it is
+    createDataFrame itself."""
+    from pyspark.sql.pandas.serializers import ArrowStreamSerializer
+    from pyspark.sql.pandas.types import _check_arrow_table_timestamps_localize, to_arrow_schema
+
+    context = spark.sparkContext
+    if context._encryption_enabled:
+        return spark.createDataFrame(rows, schema=schema)._jdf
+    conf = spark.conf
+    timezone = conf.get("spark.sql.session.timeZone")
+    large = conf.get("spark.sql.execution.arrow.useLargeVarTypes") == "true"
+    per_batch = int(conf.get("spark.sql.execution.arrow.maxRecordsPerBatch") or 0)
+    arrow = _check_arrow_table_timestamps_localize(rows, schema, True, timezone).cast(
+        to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True, prefers_large_types=large))
+    batches = arrow.to_batches(max_chunksize=per_batch if per_batch > 0 else None)
+    utils = _sql_utils(spark)
+    with NamedTemporaryFile(delete=False, dir=context._temp_dir) as stream:
+        try:
+            ArrowStreamSerializer().dump_stream(batches, stream)
+            stream.close()
+            batches_in_jvm = utils.readArrowStreamFromFile(stream.name)
+        finally:
+            os.unlink(stream.name)
+    return utils.toDataFrame(batches_in_jvm, schema.json(), spark._jsparkSession)
+
+
+def _sql_utils(spark: SparkSession) -> Any:
+    """Spark's PythonSQLUtils class in the driver JVM, looked up once per gateway (each lookup is a round trip)."""
+    jvm(spark)  # a classic session's, or a clear error
+    gateway = cast(Any, spark.sparkContext._gateway)
+    held = _UTILS.get(id(gateway))
+    if held is None or held[0] is not gateway:
+        from py4j.java_gateway import JavaClass
+
+        held = (gateway, JavaClass(_SQL_UTILS, gateway._gateway_client))
+        _UTILS[id(gateway)] = held
+    return held[1]
+
+
+_UTILS: dict[int, tuple[Any, Any]] = {}
