@@ -265,7 +265,8 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
     kept_master = minmax_master
     master_uri = prep.master_uri
     if len(minmax_master) and master_uri:
-        blooms = master_blooms(master_uri, rows[minmax_master])
+        footer = by_group.metadata if by_group is not None and by_group.uri == master_uri else None
+        blooms = master_blooms(master_uri, rows[minmax_master], footer)
         if blooms is None:
             unreadable.append(master_uri)
         elif blooms:

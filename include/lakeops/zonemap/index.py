@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ from lakeops.zonemap.store import _filesystem, read_file, read_files, zonemap_ro
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
     from pyiceberg.table import Table
     from pyiceberg.types import PrimitiveType
 
@@ -117,8 +119,7 @@ def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: bool)
             found[i] = load_columns(uri, types, blooms=blooms)
         return found
     wanted = None if blooms else _WITHOUT_BLOOMS
-    with ThreadPoolExecutor(max_workers=min(_READERS, len(missing))) as pool:
-        read = list(pool.map(lambda m: _read_or_error(m[1], wanted), missing))
+    read = list(_readers().map(lambda m: _read_or_error(m[1], wanted), missing))
     alike: dict[str, list[tuple[int, tuple, pa.Table]]] = {}
     for (i, uri, key), data in zip(missing, read, strict=True):
         if isinstance(data, Exception):
@@ -140,6 +141,18 @@ def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: bool)
             HOT.put(key, part, part.nbytes)
             found[i] = part
     return found
+
+
+def _readers() -> ThreadPoolExecutor:
+    """The process's zonemap readers, started once: starting four threads took some 4 ms of a cold lookup
+    of about 40. Started again in a forked child, where the parent's threads do not exist."""
+    global _POOL
+    if _POOL is None or _POOL[0] != os.getpid():
+        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="lakeops-zonemap-read"))
+    return _POOL[1]
+
+
+_POOL: tuple[int, ThreadPoolExecutor] | None = None
 
 
 def _unreadable(uri: str, error: Exception) -> None:
@@ -164,9 +177,9 @@ def _read_or_error(uri: str, columns: list[str] | None) -> pa.Table | Exception:
         return e
 
 
-def master_blooms(uri: str, rows: np.ndarray) -> dict[int, Blooms] | None:
+def master_blooms(uri: str, rows: np.ndarray, metadata: pq.FileMetaData | None = None) -> dict[int, Blooms] | None:
     """The Bloom filters of the given master rows (global row numbers, ascending), reading only the
-    row groups that hold them; None when the master cannot be read."""
+    row groups that hold them; None when the master cannot be read. metadata: its footer, when already parsed."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -175,7 +188,7 @@ def master_blooms(uri: str, rows: np.ndarray) -> dict[int, Blooms] | None:
     fs, path = _filesystem(uri)
     try:
         with fs.open_input_file(path) as stream:
-            parquet = pq.ParquetFile(stream)
+            parquet = pq.ParquetFile(stream, metadata=metadata)
             starts = np.cumsum([0] + [parquet.metadata.row_group(g).num_rows for g in range(parquet.num_row_groups)])
             groups = np.unique(np.searchsorted(starts, rows, side="right") - 1)
             data = parquet.read_row_groups([int(g) for g in groups], columns=["blooms"])

@@ -95,3 +95,33 @@ def test_an_unreadable_file_is_none_a_gone_one_empty_and_the_others_whole(tmp_pa
     assert [len(found[0]), len(found[3])] == [3, 2]
     HOT.clear()
     _same(found[3], load_columns(uris[3], TYPES, blooms=True))
+
+
+def test_a_forked_process_reads_with_readers_of_its_own(tmp_path):
+    """The readers are started once per process: a child forked after the parent started them (an Airflow task
+    runner forks) would otherwise queue its reads to threads it does not have, and wait forever."""
+    import os
+    import time
+
+    first = [_micro(tmp_path, "p1", 0, 2), _micro(tmp_path, "p2", 2, 2)]
+    assert all(load_many(first, TYPES, blooms=True))  # the parent's readers are running
+    second = [_micro(tmp_path, "c1", 4, 2), _micro(tmp_path, "c2", 6, 3)]
+    child = os.fork()
+    if child == 0:  # the child: exit 0 only if its reads complete with the right entries
+        code = 1
+        try:
+            HOT.clear()
+            found = load_many(second, TYPES, blooms=True)
+            code = 0 if [len(f) if f is not None else -1 for f in found] == [2, 3] else 3
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(child, 9)
+    os.waitpid(child, 0)
+    pytest.fail("the forked child's load_many did not finish in 30 s: it waited on its parent's readers")
