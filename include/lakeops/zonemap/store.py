@@ -109,9 +109,20 @@ def types_for(schema: Schema) -> dict[int, PrimitiveType]:
 
 
 def read_file(uri: str, columns: list[str] | None = None) -> pa.Table:
+    """One zonemap file, or the given columns of it: those it has, as an older layout may lack some, but a file
+    without file_path or record_count is not one (KeyError). Read as one Parquet file: a dataset read
+    (pq.read_table) costs about 0.3 ms more a file, and a cold lookup reads every micro file since the last
+    consolidation."""
     fs, path = _filesystem(uri)
     with fs.open_input_file(path) as stream:
-        return pq.read_table(stream, columns=columns)
+        parquet = pq.ParquetFile(stream)
+        missing = _REQUIRED.difference(parquet.schema_arrow.names).intersection(columns or _REQUIRED)
+        if missing:
+            raise KeyError(f"not a zonemap file: no column {', '.join(sorted(missing))}")
+        return parquet.read(columns=columns)
+
+
+_REQUIRED = frozenset({"file_path", "record_count"})
 
 
 def read_files(uris: list[str]) -> tuple[list[ZonemapEntry], list[str]]:
