@@ -83,15 +83,14 @@ def _local_relation(spark: SparkSession, rows: pa.Table, schema: StructType) -> 
 
 def _sql_utils(spark: SparkSession) -> Any:
     """Spark's PythonSQLUtils class in the driver JVM, looked up once per gateway (each lookup is a round trip)."""
+    global _UTILS
     jvm(spark)  # a classic session's, or a clear error
     gateway = cast(Any, spark.sparkContext._gateway)
-    held = _UTILS.get(id(gateway))
-    if held is None or held[0] is not gateway:
+    if _UTILS is None or _UTILS[0] is not gateway:
         from py4j.java_gateway import JavaClass
 
-        held = (gateway, JavaClass(_SQL_UTILS, gateway._gateway_client))
-        _UTILS[id(gateway)] = held
-    return held[1]
+        _UTILS = (gateway, JavaClass(_SQL_UTILS, gateway._gateway_client))
+    return _UTILS[1]
 
 
-_UTILS: dict[int, tuple[Any, Any]] = {}
+_UTILS: tuple[Any, Any] | None = None
