@@ -10,6 +10,7 @@ import os
 from tempfile import NamedTemporaryFile
 from typing import TYPE_CHECKING, Any, cast
 
+from py4j.protocol import Py4JError
 from pyspark.sql.classic.dataframe import DataFrame
 
 from lakeops.spark.session import jvm
@@ -52,17 +53,33 @@ class HeldRowsFrame(DataFrame):
 
 
 def _local_relation(spark: SparkSession, rows: pa.Table, schema: StructType) -> Any:
-    """The Java DataFrame spark.createDataFrame(rows, schema) makes, by the same steps (the session's time zone
-    applied to the timestamps, the rows cast to the schema's Arrow types, handed to the JVM in batches through a
-    file), in five calls to the JVM instead of about twenty: each call costs a round trip, and on a selective read
-    those round trips were most of the conversion's time. With encrypted I/O (no file may hold the rows) it is
-    createDataFrame itself."""
+    """The Java DataFrame spark.createDataFrame(rows, schema) makes, in five calls to the JVM instead of about
+    twenty (lakeops.spark.held_rows._in_five_calls). createDataFrame itself with encrypted I/O (no file may hold
+    the rows), or where this PySpark's internals are not those the shorter path follows (PySpark 4.1)."""
+    global _FELL_BACK
+    if not spark.sparkContext._encryption_enabled:
+        try:
+            return _in_five_calls(spark, rows, schema)
+        except (ImportError, AttributeError, Py4JError) as e:
+            if not _FELL_BACK:
+                log.warning("local frames are made by spark.createDataFrame: this PySpark's Arrow conversion differs "
+                            "from the one lakeops follows (%s: %s)", type(e).__name__, e)
+            _FELL_BACK = True
+    return spark.createDataFrame(rows, schema=schema)._jdf
+
+
+_FELL_BACK = False
+
+
+def _in_five_calls(spark: SparkSession, rows: pa.Table, schema: StructType) -> Any:
+    """createDataFrame's own steps for an Arrow table (the session's time zone applied to the timestamps, the rows
+    cast to the schema's Arrow types, handed to the JVM in batches through a file), with each setting read once
+    and Spark's helper class looked up once: each JVM call is a round trip, and on a selective read those round
+    trips were most of the conversion's time."""
     from pyspark.sql.pandas.serializers import ArrowStreamSerializer
     from pyspark.sql.pandas.types import _check_arrow_table_timestamps_localize, to_arrow_schema
 
     context = spark.sparkContext
-    if context._encryption_enabled:
-        return spark.createDataFrame(rows, schema=schema)._jdf
     conf = spark.conf
     timezone = conf.get("spark.sql.session.timeZone")
     large = conf.get("spark.sql.execution.arrow.useLargeVarTypes") == "true"

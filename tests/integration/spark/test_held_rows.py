@@ -69,3 +69,24 @@ def test_an_empty_table_gives_an_empty_frame(spark):
     empty = _rows(0)
     held = HeldRowsFrame.of(spark, empty, SCHEMA)
     assert held.count() == 0 and held.toArrow().num_rows == 0 and held.schema == SCHEMA
+
+
+def test_the_shorter_path_is_the_one_taken_and_a_differing_pyspark_falls_back(spark, monkeypatch, caplog):
+    """With this PySpark the frame is made in five JVM calls, not by createDataFrame; where the internals it follows
+    are missing (another PySpark), createDataFrame makes the same frame, with one warning."""
+    from lakeops.spark import held_rows
+
+    rows = _rows(5)
+    made = []
+    create = type(spark).createDataFrame
+    monkeypatch.setattr(type(spark), "createDataFrame", lambda self, *a, **k: made.append(1) or create(self, *a, **k))
+    assert HeldRowsFrame.of(spark, rows, SCHEMA).count() == 5 and not made
+
+    monkeypatch.setattr(held_rows, "_SQL_UTILS", "org.apache.spark.sql.api.python.NoSuchUtils")
+    monkeypatch.setattr(held_rows, "_UTILS", None)
+    monkeypatch.setattr(held_rows, "_FELL_BACK", False)
+    with caplog.at_level("WARNING", logger="lakeops.spark.held_rows"):
+        frames = [HeldRowsFrame.of(spark, rows, SCHEMA) for _ in range(2)]
+    assert made == [1, 1] and all(f.orderBy("id").collect() == frames[0].orderBy("id").collect() for f in frames)
+    assert len([r for r in caplog.records if "createDataFrame" in r.getMessage()]) == 1
+
