@@ -99,8 +99,9 @@ def _micro_listing(files: IndexFiles, types: dict) -> Callable[[int], list[Added
         index = load_columns(uri, types, blooms=True) if uri is not None else None
         if index is None:
             return None
-        return [AddedFile(path, int(size), int(records), partition or "") for path, size, records, partition in
-                zip(index.paths.to_pylist(), index.file_size, index.record_count, index.partition.to_pylist(), strict=True)]
+        return [AddedFile(path, size, records, partition or "") for path, size, records, partition in
+                zip(index.paths.to_pylist(), index.file_size.tolist(), index.record_count.tolist(),
+                    index.partition.to_pylist(), strict=True)]
 
     return listed
 
