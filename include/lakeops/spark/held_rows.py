@@ -74,8 +74,8 @@ _FELL_BACK = False
 def _in_five_calls(spark: SparkSession, rows: pa.Table, schema: StructType) -> Any:
     """createDataFrame's own steps for an Arrow table (the session's time zone applied to the timestamps, the rows
     cast to the schema's Arrow types, handed to the JVM in batches through a file), with each setting read once
-    and Spark's helper class looked up once: each JVM call is a round trip, and on a selective read those round
-    trips were most of the conversion's time."""
+    and Spark's helper class looked up once: each JVM call is a round trip, a large part of the conversion's time
+    on a selective read."""
     from pyspark.sql.pandas.serializers import ArrowStreamSerializer
     from pyspark.sql.pandas.types import _check_arrow_table_timestamps_localize, to_arrow_schema
 

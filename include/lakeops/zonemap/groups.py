@@ -133,8 +133,8 @@ class MasterGroups:
     path_bounds: list[tuple[str | None, str | None]]
     """Least and greatest file_path of each row group (None: unknown)."""
     metadata: pq.FileMetaData | None = field(default=None, compare=False)
-    """The master's footer as parsed here: later reads of its row groups open the file without parsing it again
-    (its summary makes it the larger part of a cold lookup's opening cost)."""
+    """The master's footer as parsed here, row-group summary included: later reads of its row groups open the
+    file without parsing it again."""
 
     @property
     def rows(self) -> int:

@@ -144,8 +144,8 @@ def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: bool)
 
 
 def _readers() -> ThreadPoolExecutor:
-    """The process's zonemap readers, started once: starting four threads took some 4 ms of a cold lookup
-    of about 40. Started again in a forked child, where the parent's threads do not exist."""
+    """The process's zonemap readers, started once rather than at every cold lookup (docs/benchmarks.md,
+    *Cold runs*). Started again in a forked child, where the parent's threads do not exist."""
     global _POOL
     if _POOL is None or _POOL[0] != os.getpid():
         _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="lakeops-zonemap-read"))

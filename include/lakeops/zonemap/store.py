@@ -110,9 +110,8 @@ def types_for(schema: Schema) -> dict[int, PrimitiveType]:
 
 def read_file(uri: str, columns: list[str] | None = None) -> pa.Table:
     """One zonemap file, or the given columns of it: those it has, as an older layout may lack some, but a file
-    without file_path or record_count is not one (KeyError). Read as one Parquet file: a dataset read
-    (pq.read_table) costs about 0.3 ms more a file, and a cold lookup reads every micro file since the last
-    consolidation."""
+    without file_path or record_count is not one (KeyError). Read as one Parquet file, not as a dataset
+    (pq.read_table), which costs more a file: a cold lookup reads every micro file since the last consolidation."""
     fs, path = _filesystem(uri)
     with fs.open_input_file(path) as stream:
         parquet = pq.ParquetFile(stream)
