@@ -18,6 +18,7 @@ from lakeops.spark.session import jvm
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import SparkSession
+    from pyspark.sql.conf import RuntimeConfig
     from pyspark.sql.types import StructType
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ class HeldRowsFrame(DataFrame):
         from pyspark.sql.pandas.types import to_arrow_schema
 
         target = to_arrow_schema(self.schema, error_on_duplicated_field_names_in_struct=True,
-                                 prefers_large_types=self.sparkSession._jconf.arrowUseLargeVarTypes())
+                                 prefers_large_types=_large_var_types(self.sparkSession.conf))
         try:
             return self._held.cast(target)
         except (pa.ArrowException, TypeError, ValueError) as e:
@@ -82,7 +83,7 @@ def _in_five_calls(spark: SparkSession, rows: pa.Table, schema: StructType) -> A
     context = spark.sparkContext
     conf = spark.conf
     timezone = conf.get("spark.sql.session.timeZone")
-    large = conf.get("spark.sql.execution.arrow.useLargeVarTypes") == "true"
+    large = _large_var_types(conf)
     per_batch = int(conf.get("spark.sql.execution.arrow.maxRecordsPerBatch") or 0)
     arrow = _check_arrow_table_timestamps_localize(rows, schema, True, timezone).cast(
         to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True, prefers_large_types=large))
@@ -96,6 +97,11 @@ def _in_five_calls(spark: SparkSession, rows: pa.Table, schema: StructType) -> A
         finally:
             os.unlink(stream.name)
     return utils.toDataFrame(batches_in_jvm, schema.json(), spark._jsparkSession)
+
+
+def _large_var_types(conf: RuntimeConfig) -> bool:
+    """Whether the session's Arrow conversion uses large string and binary types."""
+    return str(conf.get("spark.sql.execution.arrow.useLargeVarTypes")).lower() == "true"
 
 
 def _sql_utils(spark: SparkSession) -> Any:

@@ -266,8 +266,7 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
     kept_master = minmax_master
     master_uri = prep.master_uri
     if len(minmax_master) and master_uri:
-        footer = by_group.metadata if by_group is not None and by_group.uri == master_uri else None
-        blooms = master_blooms(master_uri, rows[minmax_master], footer)
+        blooms = master_blooms(master_uri, rows[minmax_master], by_group.metadata if by_group is not None else None)
         if blooms is None:
             unreadable.append(master_uri)
         elif blooms:
