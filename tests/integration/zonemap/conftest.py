@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -25,6 +25,12 @@ def hour_of(table: Any, snapshot_id: int) -> datetime:
     """The start of the UTC hour in which a snapshot was committed."""
     ms = table.snapshot_by_id(snapshot_id).timestamp_ms
     return datetime.fromtimestamp(ms // 3_600_000 * 3600, tz=UTC)
+
+
+def commit_day(table: Any) -> date:
+    """The UTC day of the current commit: a daily run's scope follows commit time, not event time,
+    so a test's day must come from the clock the commits read, never from a fixed date."""
+    return hour_of(table, table.current_snapshot().snapshot_id).date()
 
 
 def event_rows(n: int, seed: int, start: datetime = T0, users: int = 500) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from lakeops.zonemap.candidates import candidate_files
 from lakeops.zonemap.consolidate import consolidate_day
 from lakeops.zonemap.hot import HOT, hot_stats
 from lakeops.zonemap.reads import read_pruned_arrow
-from tests.integration.zonemap.conftest import T0, event_rows
+from tests.integration.zonemap.conftest import T0, commit_day, event_rows
 
 pytestmark = pytest.mark.spark
 OLD = T0 - timedelta(days=3)
@@ -23,7 +23,7 @@ def test_recent_ranges_come_from_memory_and_old_ones_from_the_master_on_disk(eve
     for seed in range(2):
         events.append(event_rows(40, seed, start=OLD))
     table = events.load()
-    consolidate_day(table, events.spec, OLD.date() + timedelta(days=10))
+    consolidate_day(table, events.spec, commit_day(table))
     recent = [events.append(event_rows(40, 10 + seed, start=T0)) for seed in range(2)]
     HOT.clear()
 

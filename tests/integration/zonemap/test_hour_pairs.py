@@ -16,7 +16,7 @@ from lakeops.zonemap.consolidate import consolidate_day
 from lakeops.zonemap.hot import HOT
 from lakeops.zonemap.reads import read_pruned_arrow
 from lakeops.zonemap.sql import to_spark_sql
-from tests.integration.zonemap.conftest import T0, event_rows, make_events_table
+from tests.integration.zonemap.conftest import T0, commit_day, event_rows, make_events_table
 
 pytestmark = pytest.mark.spark
 ZONEMAP = {"columns": ["event_time", "user_id", "country", "event_type"], "bloom_columns": ["user_id"],
@@ -62,7 +62,8 @@ def test_a_file_holding_the_user_only_at_other_hours_is_pruned_hot_and_cold(spar
 
     HOT.clear()
     check("micro zonemaps")
-    result = consolidate_day(events.load(), events.spec, OLD.date() + timedelta(days=10))
+    table = events.load()
+    result = consolidate_day(table, events.spec, commit_day(table))
     assert result.removed_micro == 2
     HOT.clear()
     check("daily master")
