@@ -328,11 +328,11 @@ def index_memory(table: Table) -> IndexMemory:
     against the daily master on disk."""
     from pyarrow.fs import FileSystem, FileType
 
-    from lakeops.zonemap.index import index_files, load_columns
+    from lakeops.zonemap.index import STORED, index_files, load_columns
     from lakeops.zonemap.store import types_for
 
     files = index_files(table.location())
-    hot = [load_columns(uri, types_for(table.schema()), blooms=True) for uri in files.hourly + files.micro]
+    hot = [load_columns(uri, types_for(table.schema()), blooms=STORED) for uri in files.hourly + files.micro]
     stats = hot_stats()
     master_entries = master_bytes = 0
     if files.master:

@@ -15,6 +15,7 @@ hourly entries. A master without a row-group summary, or a full listing, reads t
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -25,12 +26,12 @@ import pyarrow.compute as pc
 from pyiceberg.expressions import BooleanExpression
 
 from lakeops.zonemap.build import partition_string
-from lakeops.zonemap.columns import ColumnarIndex, concat, empty_index
+from lakeops.zonemap.columns import ColumnarIndex, blooms_of, concat, empty_index
 from lakeops.zonemap.evaluate import may_match_all
 from lakeops.zonemap.groups import MasterGroups, candidate_groups, count_paths, master_groups, read_groups, rows_of
 from lakeops.zonemap.history import AddedFile, chain_deltas, replay, replay_chain, snapshot_refs
 from lakeops.zonemap.hot import HOT, set_hot_memory
-from lakeops.zonemap.index import IndexFiles, file_key, index_files, load_columns, load_many, master_blooms
+from lakeops.zonemap.index import STORED, IndexFiles, file_key, index_files, load_columns, load_many, master_blooms
 from lakeops.zonemap.live import live_files
 from lakeops.zonemap.lru import LruCache
 from lakeops.zonemap.snapmap import micro_snapshot_id
@@ -96,12 +97,12 @@ def _micro_listing(files: IndexFiles, types: dict) -> Callable[[int], list[Added
 
     def listed(snapshot_id: int) -> list[AddedFile] | None:
         uri = by_snapshot.get(snapshot_id)
-        index = load_columns(uri, types, blooms=True) if uri is not None else None
+        index = load_columns(uri, types, blooms=STORED) if uri is not None else None
         if index is None:
             return None
-        return [AddedFile(path, size, records, partition or "") for path, size, records, partition in
-                zip(index.paths.to_pylist(), index.file_size.tolist(), index.record_count.tolist(),
-                    index.partition.to_pylist(), strict=True)]
+        partitions = index.partition.fill_null("").to_pylist()
+        return list(map(AddedFile, index.paths.to_pylist(), index.file_size.tolist(), index.record_count.tolist(),
+                        partitions))
 
     return listed
 
@@ -137,7 +138,11 @@ class _Prepared:
     """Set: the master is read by row group at each lookup, its rows in plan.removed not live."""
     live_master: int
     hot: ColumnarIndex
-    """Hot entries of live files outside the master (one per file)."""
+    """Hot entries of live files outside the master (one per file), statistics only."""
+    hot_stored: list[pa.Array | None]
+    """The Bloom filters of each hot zonemap file as stored; hot row i's are hot_stored[hot_part[i]][hot_local[i]]."""
+    hot_part: np.ndarray
+    hot_local: np.ndarray
     unindexed: list[str]
     plan: LivePlan
     stale: int
@@ -165,7 +170,7 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
             files = IndexFiles(None, files.hourly, files.micro)
     hot_uris = files.hourly + files.micro
     # Held when they fit the bound: plan_live's micro listing then reads none of them again.
-    loaded_hot = load_many(hot_uris, types, blooms=True)
+    loaded_hot = load_many(hot_uris, types, blooms=STORED)
     plan = plan_live(table, snapshot_id, files, types)
     master_removed = count_paths(groups, plan.removed) if groups is not None and not plan.full and \
         groups.summary is not None else None
@@ -189,7 +194,10 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
             unreadable.append(uri)
         else:
             parts.append(part)
-    hot = concat(parts)
+    hot = dataclasses.replace(concat(parts), stored_blooms=None)
+    sizes = np.array([len(part) for part in parts], np.int64)
+    part_of = np.repeat(np.arange(len(parts)), sizes)
+    local = np.arange(len(hot)) - (np.cumsum(sizes) - sizes)[part_of]  # row within its own file
     in_master: set[str] = set()
     if groups is not None:
         outside = list(plan.added)
@@ -204,15 +212,19 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
         live_master = int(master_live.sum())
         stale = len(master) - live_master
     # Files outside the master: from the hot entries (first entry of a path wins), else unindexed.
-    first: dict[str, int] = {}
-    for i, p in enumerate(hot.paths.to_pylist()):
-        first.setdefault(p, i)
+    hot_paths = hot.paths.to_pylist()
+    first = dict(zip(reversed(hot_paths), range(len(hot_paths) - 1, -1, -1), strict=True))  # the last write wins: a first row
     outside_set = set(outside)
-    hot_rows = np.array(sorted(i for p, i in first.items() if p in outside_set), dtype=np.int64)
-    stale += sum(1 for p in first if p not in outside_set and not (p in in_master or _master_holds(plan, p)))
-    unindexed = [p for p in outside if p not in first]
-    return _Prepared(files.master, master, master_live, groups, live_master, hot.take(hot_rows), unindexed, plan, stale,
-                     unreadable)
+    elsewhere = first.keys() - outside_set
+    hot_rows = np.sort(np.fromiter((i for p, i in first.items() if p not in elsewhere), np.int64)) if elsewhere else \
+        np.sort(np.fromiter(first.values(), np.int64, len(first)))
+    stale += sum(1 for p in elsewhere if not (p in in_master or _master_holds(plan, p)))
+    unindexed = [p for p in outside if p not in first] if len(outside_set) > len(first) - len(elsewhere) else []
+    every = len(hot_rows) == len(hot)  # one entry per file, all outside the master: held as loaded, no copy
+    if not every:
+        hot, part_of, local = hot.take(hot_rows), part_of[hot_rows], local[hot_rows]
+    return _Prepared(files.master, master, master_live, groups, live_master, hot, [p.stored_blooms for p in parts],
+                     part_of, local, unindexed, plan, stale, unreadable)
 
 
 def _prepared(table: Table, snapshot_id: int, schema: Schema) -> _Prepared:
@@ -273,8 +285,14 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
             sub = master.take(minmax_master)
             with_blooms = ColumnarIndex(sub.paths, sub.record_count, sub.file_size, sub.partition, sub.stats, blooms)
             kept_master = minmax_master[may_match_all(with_blooms, predicate, schema)]
+    # Hot: statistics over every entry, then the Bloom filters of the survivors only, decoded for them alone.
     minmax_hot = may_match_all(hot, predicate, schema, use_blooms=False) if len(hot) else np.zeros(0, bool)
-    kept_hot = np.nonzero(may_match_all(hot, predicate, schema))[0] if len(hot) else np.zeros(0, np.int64)
+    kept_hot = np.nonzero(minmax_hot)[0]
+    if len(kept_hot):
+        hot_blooms = blooms_of(prep.hot_stored, prep.hot_part[kept_hot], prep.hot_local[kept_hot])
+        if hot_blooms:
+            with_blooms = dataclasses.replace(hot.take(kept_hot), blooms=hot_blooms)
+            kept_hot = kept_hot[may_match_all(with_blooms, predicate, schema)]
 
     sizes: dict[str, int] = {}
     counts: dict[str, int] = {}

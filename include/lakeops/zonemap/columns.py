@@ -72,6 +72,9 @@ class ColumnarIndex:
     partition: pa.Array
     stats: dict[int, Stats] = field(default_factory=dict)
     blooms: dict[int, Blooms] = field(default_factory=dict)
+    stored_blooms: pa.Array | None = None
+    """The Bloom filters as the file stores them (one list per entry), not decoded: a lookup decodes
+    those of the entries its statistics keep (blooms_of). Dropped by take and concat."""
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -81,6 +84,7 @@ class ColumnarIndex:
         """Arrow and numpy buffer sizes: what holding this index costs in memory."""
         total = self.paths.nbytes + self.partition.nbytes + self.record_count.nbytes + self.file_size.nbytes
         total += sum(s.lower.nbytes + s.upper.nbytes + s.null_count.nbytes for s in self.stats.values())
+        total += self.stored_blooms.nbytes if self.stored_blooms is not None else 0
         return total + sum(b.bits.nbytes + b.hashes.nbytes for b in self.blooms.values())
 
     def take(self, rows: np.ndarray) -> ColumnarIndex:
@@ -177,6 +181,25 @@ def blooms_from_stored(lists: pa.Array, n: int) -> dict[int, Blooms]:
         hashes[at] = picked.field("hashes").to_numpy(zero_copy_only=False)
         blooms[int(field_id)] = Blooms(_scatter(pa.nulls(n, pa.binary()), at, picked.field("bits")), hashes)
     return blooms
+
+
+def blooms_of(parts: list[pa.Array | None], part: np.ndarray, local: np.ndarray) -> dict[int, Blooms]:
+    """The decoded Bloom filters of the entries (part[i], local[i]), in that order, from each part's
+    stored filters (None: a part without any, whose entries then have none). Only those entries are
+    copied and decoded, not the parts whole; each part is decoded alone, so parts written with other
+    layouts never meet in one array."""
+    n = len(part)
+    bits: dict[int, pa.Array] = {}
+    hashes: dict[int, np.ndarray] = {}
+    for p in np.unique(part).tolist():
+        stored = parts[p]
+        if stored is None:
+            continue
+        mine = np.nonzero(part == p)[0]
+        for field_id, found in blooms_from_stored(stored.take(pa.array(local[mine], pa.int64())), len(mine)).items():
+            bits[field_id] = _scatter(bits.get(field_id, pa.nulls(n, pa.binary())), mine, found.bits)
+            hashes.setdefault(field_id, np.zeros(n, np.int64))[mine] = found.hashes
+    return {f: Blooms(bits[f], hashes[f]) for f in bits}
 
 
 def _scatter(base: pa.Array, at: np.ndarray, values: pa.Array) -> pa.Array:

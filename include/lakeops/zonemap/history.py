@@ -19,7 +19,7 @@ the way), the caller lists every live file instead.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pyiceberg.manifest import DataFileContent, ManifestContent, ManifestEntryStatus, ManifestFile
 
@@ -40,8 +40,10 @@ class SnapshotRef:
     timestamp_ms: int
 
 
-@dataclass(frozen=True)
-class AddedFile:
+class AddedFile(NamedTuple):
+    """A data file a snapshot added. A named tuple, not a frozen dataclass: a lookup builds one per file
+    an append listed since the last consolidation, and a tuple is made several times faster."""
+
     path: str
     file_size: int
     record_count: int

@@ -5,7 +5,8 @@
   the Bloom filters of just the row groups where files survive the statistics are read per lookup
   (the master is sorted by partition, so a time range touches few row groups);
 * the hot part: the micro files and the current hourly versions the master does not cover (recent
-  commits), statistics and Bloom filters, held under the same bound.
+  commits), statistics decoded and Bloom filters as stored (decoded per lookup for the entries the
+  statistics keep: blooms=STORED), held under the same bound.
 
 A held file is keyed by its path, size and modification time, so a rewritten one is read again.
 Entries of one immutable data file agree wherever they come from.
@@ -18,7 +19,7 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 _READ_ERRORS = (OSError, ValueError, KeyError)
 _WITHOUT_BLOOMS = ["file_path", "record_count", "file_size", "partition", "columns"]
 _READERS = 4
+STORED: Literal["stored"] = "stored"
+"""load_columns/load_many: read the Bloom filters but keep them as stored (ColumnarIndex.stored_blooms)."""
+BloomMode = bool | Literal["stored"]
 """Zonemap files read side by side by load_many (Parquet reads release the GIL)."""
 
 
@@ -68,14 +72,14 @@ def file_key(uri: str) -> tuple | None:
     return (uri, info.size, info.mtime_ns)
 
 
-def _key(uri: str, types: dict[int, PrimitiveType], blooms: bool) -> tuple | None:
+def _key(uri: str, types: dict[int, PrimitiveType], blooms: BloomMode) -> tuple | None:
     """The cache key of a zonemap file as it is now; None when the file is gone."""
     found = file_key(uri)
     return None if found is None else (*found, blooms, tuple(sorted((f, str(t)) for f, t in types.items())))
 
 
-def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: bool) -> ColumnarIndex | None:
-    """One zonemap file as columns (Bloom filters only when asked), from memory when unchanged since
+def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: BloomMode) -> ColumnarIndex | None:
+    """One zonemap file as columns (Bloom filters only when asked, decoded or as stored), from memory when unchanged since
     it was held; an empty index when the file is gone (a consolidation removed it after it was
     listed: the master holds its entries); None when it is unreadable (logged)."""
     import pyarrow as pa
@@ -88,7 +92,7 @@ def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: bool) -> 
         return cached
     wanted = None if blooms else _WITHOUT_BLOOMS
     try:
-        index = from_stored(read_file(uri, wanted), types)
+        index = _decoded(read_file(uri, wanted), types, blooms)
     except (*_READ_ERRORS, pa.ArrowInvalid) as e:
         _unreadable(uri, e)
         return None
@@ -96,7 +100,7 @@ def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: bool) -> 
     return index
 
 
-def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: bool) -> list[ColumnarIndex | None]:
+def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: BloomMode) -> list[ColumnarIndex | None]:
     """load_columns of each file, in order. The files not held are read side by side and decoded
     together, one decode of all their rows instead of one per file (a cold lookup meets every micro
     file since the last consolidation), then held one by one as load_columns holds them."""
@@ -129,18 +133,34 @@ def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: bool)
             alike.setdefault(data.schema.to_string(), []).append((i, key, data))
     for members in alike.values():
         try:
-            decoded = from_stored(pa.concat_tables([data for _, _, data in members]), types)
+            tables = [data for _, _, data in members]
+            stored = [_stored_blooms(data) if blooms == STORED else None for data in tables]
+            if blooms == STORED:  # the statistics decoded together, each file's filters kept as read
+                tables = [data.drop_columns(["blooms"]) if "blooms" in data.column_names else data for data in tables]
+            decoded = from_stored(pa.concat_tables(tables), types)
         except (*_READ_ERRORS, pa.ArrowInvalid):  # decode them one by one: only a malformed file is lost
             for i, _, _ in members:
                 found[i] = load_columns(uris[i], types, blooms=blooms)
             continue
         start = 0
-        for i, key, data in members:
-            part = _known_only(decoded.take(np.arange(start, start + data.num_rows)))
+        for (i, key, data), own in zip(members, stored, strict=True):
+            part = dataclasses.replace(_known_only(decoded.take(np.arange(start, start + data.num_rows))),
+                                       stored_blooms=own)
             start += data.num_rows
             HOT.put(key, part, part.nbytes)
             found[i] = part
     return found
+
+
+def _decoded(data: pa.Table, types: dict[int, PrimitiveType], blooms: BloomMode) -> ColumnarIndex:
+    """from_stored, with the Bloom filters decoded (True) or kept as stored (STORED)."""
+    if blooms != STORED or "blooms" not in data.column_names:
+        return from_stored(data, types)
+    return dataclasses.replace(from_stored(data.drop_columns(["blooms"]), types), stored_blooms=_stored_blooms(data))
+
+
+def _stored_blooms(data: pa.Table) -> pa.Array | None:
+    return data.column("blooms").combine_chunks() if "blooms" in data.column_names else None
 
 
 def _readers() -> ThreadPoolExecutor:

@@ -1,6 +1,7 @@
 """lakeops.zonemap.index.load_many: the zonemap files a cold lookup meets are read side by side and
 decoded together, yet each gives exactly what load_columns gives it alone, and is held as load_columns
-holds it; an unreadable file costs only itself, a file gone reads as empty."""
+holds it; an unreadable file costs only itself, a file gone reads as empty. With the Bloom filters kept
+as stored, those decoded later for any entries equal the ones decoded with the file."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import DoubleType, LongType, NestedField, StringType
 
 from lakeops.zonemap.bloom import BloomFilter
-from lakeops.zonemap.columns import ColumnarIndex
+from lakeops.zonemap.columns import ColumnarIndex, blooms_of, concat
 from lakeops.zonemap.entry import ColumnStats, ZonemapEntry
 from lakeops.zonemap.hot import HOT
-from lakeops.zonemap.index import load_columns, load_many
+from lakeops.zonemap.index import STORED, load_columns, load_many
 from lakeops.zonemap.store import publish, to_arrow, types_for
 
 SCHEMA = Schema(NestedField(1, "user_id", LongType(), required=False), NestedField(2, "country", StringType(), required=False),
@@ -81,6 +82,29 @@ def test_without_blooms_only_the_statistics_are_decoded(tmp_path):
         b = load_columns(u, TYPES, blooms=False)
         assert a is not None and b is not None
         _same(a, b)
+
+
+def test_filters_kept_as_stored_decode_for_any_entries_as_with_the_file(tmp_path):
+    uris = [_micro(tmp_path, "m1", 0, 3), _micro(tmp_path, "none", 3, 2, drop=("blooms",)), _micro(tmp_path, "m3", 5, 4)]
+
+    stored = load_many(uris, TYPES, blooms=STORED)
+    HOT.clear()
+    decoded = [load_columns(u, TYPES, blooms=True) for u in uris]
+
+    assert all(s is not None and not s.blooms for s in stored)
+    assert [s.stored_blooms is None for s in stored if s is not None] == [False, True, False]
+    for s, d in zip(stored, decoded, strict=True):
+        assert s is not None and d is not None
+        _same(s, ColumnarIndex(d.paths, d.record_count, d.file_size, d.partition, d.stats))
+    # Entries picked across the files, out of order: f007, f000, f003 (no filters stored), f002, f005.
+    part, local = np.array([2, 0, 1, 0, 2]), np.array([2, 0, 0, 2, 0])
+    got = blooms_of([s.stored_blooms for s in stored if s is not None], part, local)
+    whole = concat([d for d in decoded if d is not None])
+    want = whole.take(np.array([5 + 2, 0, 3, 2, 5]))
+    assert set(got) == {1}
+    assert got[1].bits.equals(want.blooms[1].bits) and np.array_equal(got[1].hashes, want.blooms[1].hashes)
+    assert got[1].bits.is_valid().to_pylist() == [False, True, False, True, False]  # f007, f005: odd, none built
+    assert blooms_of([None, None], np.array([0, 1]), np.array([0, 0])) == {}
 
 
 def test_an_unreadable_file_is_none_a_gone_one_empty_and_the_others_whole(tmp_path, caplog):
