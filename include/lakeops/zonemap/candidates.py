@@ -236,7 +236,8 @@ def _prepared(table: Table, snapshot_id: int, schema: Schema) -> _Prepared:
     found = PREPARED.get(key)
     if found is None:
         found = _prepare(table, snapshot_id, files, types)
-        held = found.master.nbytes + found.hot.nbytes + (found.groups.nbytes if found.groups is not None else 0)
+        held = found.master.nbytes + found.hot.nbytes + (found.groups.nbytes if found.groups is not None else 0) + \
+            sum(stored.nbytes for stored in found.hot_stored if stored is not None)
         if held <= HOT.stats().max_bytes:
             PREPARED.put(key, found)
     return found
