@@ -74,7 +74,7 @@ class ColumnarIndex:
     blooms: dict[int, Blooms] = field(default_factory=dict)
     stored_blooms: pa.Array | None = None
     """The Bloom filters as the file stores them (one list per entry), not decoded: a lookup decodes
-    those of the entries its statistics keep (blooms_of). Dropped by take and concat."""
+    those of the entries its statistics keep (blooms_of). take drops them, as does concat of several parts."""
 
     def __len__(self) -> int:
         return len(self.paths)
