@@ -216,10 +216,10 @@ def _prepare(table: Table, snapshot_id: int, files: IndexFiles, types: dict, unr
     first = dict(zip(reversed(hot_paths), range(len(hot_paths) - 1, -1, -1), strict=True))  # the last write wins: a first row
     outside_set = set(outside)
     elsewhere = first.keys() - outside_set
-    hot_rows = np.sort(np.fromiter((i for p, i in first.items() if p not in elsewhere), np.int64)) if elsewhere else \
-        np.sort(np.fromiter(first.values(), np.int64, len(first)))
+    kept = {p: i for p, i in first.items() if p not in elsewhere} if elsewhere else first
+    hot_rows = np.sort(np.fromiter(kept.values(), np.int64, len(kept)))
     stale += sum(1 for p in elsewhere if not (p in in_master or _master_holds(plan, p)))
-    unindexed = [p for p in outside if p not in first] if len(outside_set) > len(first) - len(elsewhere) else []
+    unindexed = [p for p in outside if p not in first] if len(outside_set) > len(kept) else []
     every = len(hot_rows) == len(hot)  # one entry per file, all outside the master: held as loaded, no copy
     if not every:
         hot, part_of, local = hot.take(hot_rows), part_of[hot_rows], local[hot_rows]
@@ -283,8 +283,7 @@ def candidate_files(table: Table, predicate: BooleanExpression, snapshot: int | 
         if blooms is None:
             unreadable.append(master_uri)
         elif blooms:
-            sub = master.take(minmax_master)
-            with_blooms = ColumnarIndex(sub.paths, sub.record_count, sub.file_size, sub.partition, sub.stats, blooms)
+            with_blooms = dataclasses.replace(master.take(minmax_master), blooms=blooms)
             kept_master = minmax_master[may_match_all(with_blooms, predicate, schema)]
     # Hot: statistics over every entry, then the Bloom filters of the survivors only, decoded for them alone.
     minmax_hot = may_match_all(hot, predicate, schema, use_blooms=False) if len(hot) else np.zeros(0, bool)

@@ -40,10 +40,10 @@ log = logging.getLogger(__name__)
 _READ_ERRORS = (OSError, ValueError, KeyError)
 _WITHOUT_BLOOMS = ["file_path", "record_count", "file_size", "partition", "columns"]
 _READERS = 4
+"""Zonemap files read side by side by load_many (Parquet reads release the GIL)."""
 STORED: Literal["stored"] = "stored"
 """load_columns/load_many: read the Bloom filters but keep them as stored (ColumnarIndex.stored_blooms)."""
 BloomMode = bool | Literal["stored"]
-"""Zonemap files read side by side by load_many (Parquet reads release the GIL)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,8 @@ def load_columns(uri: str, types: dict[int, PrimitiveType], *, blooms: BloomMode
         return cached
     wanted = None if blooms else _WITHOUT_BLOOMS
     try:
-        index = _decoded(read_file(uri, wanted), types, blooms)
+        data, stored = _split_blooms(read_file(uri, wanted), blooms)
+        index = dataclasses.replace(from_stored(data, types), stored_blooms=stored)
     except (*_READ_ERRORS, pa.ArrowInvalid) as e:
         _unreadable(uri, e)
         return None
@@ -133,10 +134,8 @@ def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: Bloom
             alike.setdefault(data.schema.to_string(), []).append((i, key, data))
     for members in alike.values():
         try:
-            tables = [data for _, _, data in members]
-            stored = [_stored_blooms(data) if blooms == STORED else None for data in tables]
-            if blooms == STORED:  # the statistics decoded together, each file's filters kept as read
-                tables = [data.drop_columns(["blooms"]) if "blooms" in data.column_names else data for data in tables]
+            # The statistics decoded together; with STORED each file's filters kept as read.
+            tables, stored = zip(*(_split_blooms(data, blooms) for _, _, data in members), strict=True)
             decoded = from_stored(pa.concat_tables(tables), types)
         except (*_READ_ERRORS, pa.ArrowInvalid):  # decode them one by one: only a malformed file is lost
             for i, _, _ in members:
@@ -152,15 +151,12 @@ def load_many(uris: list[str], types: dict[int, PrimitiveType], *, blooms: Bloom
     return found
 
 
-def _decoded(data: pa.Table, types: dict[int, PrimitiveType], blooms: BloomMode) -> ColumnarIndex:
-    """from_stored, with the Bloom filters decoded (True) or kept as stored (STORED)."""
+def _split_blooms(data: pa.Table, blooms: BloomMode) -> tuple[pa.Table, pa.Array | None]:
+    """(the rows to decode, the Bloom filters kept as stored): with STORED the filters come out of the
+    rows and are kept as read; otherwise the rows stay whole (from_stored decodes any filters in them)."""
     if blooms != STORED or "blooms" not in data.column_names:
-        return from_stored(data, types)
-    return dataclasses.replace(from_stored(data.drop_columns(["blooms"]), types), stored_blooms=_stored_blooms(data))
-
-
-def _stored_blooms(data: pa.Table) -> pa.Array | None:
-    return data.column("blooms").combine_chunks() if "blooms" in data.column_names else None
+        return data, None
+    return data.drop_columns(["blooms"]), data.column("blooms").combine_chunks()
 
 
 def _readers() -> ThreadPoolExecutor:
