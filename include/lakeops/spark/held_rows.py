@@ -1,7 +1,8 @@
 """A DataFrame over rows the driver already holds as Arrow (a local relation): toArrow() returns those rows as
 Spark would give them, without the Spark job Spark runs to collect any frame as Arrow. Spark's own collect()
-of a local relation runs no job either; this gives toArrow() the same. Every transformation of the frame
-returns a plain DataFrame, which Spark runs as usual."""
+of a local relation runs no job either; this gives toArrow() the same. The Java frame is made on the first use
+that needs one, so a caller that only takes the rows as Arrow never pays for it. Every transformation of the
+frame returns a plain DataFrame, which Spark runs as usual."""
 
 from __future__ import annotations
 
@@ -27,30 +28,50 @@ _SQL_UTILS = "org.apache.spark.sql.api.python.PythonSQLUtils"
 
 
 class HeldRowsFrame(DataFrame):
-    """spark.createDataFrame(rows, schema), which also keeps rows for toArrow()."""
+    """spark.createDataFrame(rows, schema), which keeps rows for toArrow() and makes its Java frame when first used."""
 
-    _held: pa.Table
+    _held: pa.Table | None
+    """the rows as Spark's toArrow() gives them for the frame's schema (None: they do not cast to it)"""
+    _rows: pa.Table
+    """the rows as given, which the Java frame is made of"""
 
     @classmethod
     def of(cls, spark: SparkSession, rows: pa.Table, schema: StructType) -> HeldRowsFrame:
-        frame = cls(_local_relation(spark, rows, schema), spark)  # a classic session's frame
-        frame.__dict__["schema"] = schema  # DataFrame.schema is a cached property; the JVM would give the same
-        frame._held = rows
-        return frame
-
-    def toArrow(self) -> pa.Table:
-        """The held rows in the Arrow schema Spark's toArrow() gives this frame's schema; Spark's own
-        toArrow() (a job) when they do not cast to it."""
+        """The frame. When the rows do not cast to the Arrow schema Spark gives schema as they are (say, timestamps
+        finer than Spark's), its Java frame is made at once, so that what pyarrow or Spark raise on such rows is
+        raised here, and toArrow() is Spark's own."""
         import pyarrow as pa
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        target = to_arrow_schema(self.schema, error_on_duplicated_field_names_in_struct=True,
-                                 prefers_large_types=_large_var_types(self.sparkSession.conf))
+        frame = cls(None, spark)  # a classic session's frame; its Java frame comes with the first _jdf
+        frame.__dict__["schema"] = schema  # DataFrame.schema is a cached property; the JVM would give the same
+        frame._rows = rows
+        target = to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True,
+                                 prefers_large_types=_large_var_types(spark.conf))
         try:
-            return self._held.cast(target)
+            frame._held = rows.cast(target)
         except (pa.ArrowException, TypeError, ValueError) as e:
             log.info("held rows do not cast to Spark's Arrow schema (%s); Spark collects them", e)
-            return super().toArrow()
+            frame._held = None
+            frame._jdf  # noqa: B018 - made now: the caller learns here whether Spark takes these rows
+        return frame
+
+    @property
+    def _jdf(self) -> Any:
+        """The Java frame, made of the rows the first time PySpark asks for it."""
+        made = self.__dict__.get("_java_frame")
+        if made is None:
+            made = self.__dict__["_java_frame"] = _local_relation(self._session, self._rows, self.schema)
+        return made
+
+    @_jdf.setter
+    def _jdf(self, value: Any) -> None:
+        self.__dict__["_java_frame"] = value
+
+    def toArrow(self) -> pa.Table:
+        """The held rows, as Spark's toArrow() gives them: no Java frame, no job (Spark's own toArrow() when they
+        do not cast to its Arrow schema)."""
+        return self._held if self._held is not None else super().toArrow()
 
 
 def _local_relation(spark: SparkSession, rows: pa.Table, schema: StructType) -> Any:

@@ -46,7 +46,8 @@ class SparkPrunedRead:
 def _arrow_frame(spark: SparkSession, qualified_name: str, table: Table, predicate: BooleanExpression,
                  snapshot: int | None, plan: ReadPlan) -> DataFrame | None:
     """The plan's files read in the driver by pyiceberg's Arrow reader, as a local DataFrame with the
-    table's Spark schema, which keeps the rows for its toArrow() (lakeops.spark.held_rows); None when Spark
+    table's Spark schema, which keeps the rows for its toArrow() and makes its Java frame only when first used
+    (lakeops.spark.held_rows); None when Spark
     cannot take the Arrow types as its own (then Spark reads). The reader applies the predicate to every
     row, so the frame holds exactly the matching rows."""
     import pyarrow as pa

@@ -90,3 +90,29 @@ def test_the_shorter_path_is_the_one_taken_and_a_differing_pyspark_falls_back(sp
     assert made == [1, 1] and all(f.orderBy("id").collect() == frames[0].orderBy("id").collect() for f in frames)
     assert len([r for r in caplog.records if "createDataFrame" in r.getMessage()]) == 1
 
+
+
+def test_the_java_frame_is_made_once_on_first_use_and_not_for_toArrow(spark, monkeypatch):
+    """Taking the rows as Arrow makes no Java frame; the first use that needs one makes it, and only that one; rows
+    that do not cast as they are make it at once."""
+    from lakeops.spark import held_rows
+
+    made = []
+    local_relation = held_rows._local_relation
+    monkeypatch.setattr(held_rows, "_local_relation", lambda *a: made.append(1) or local_relation(*a))
+    rows = _rows(9).drop_columns(["wall_at"])  # whose nanoseconds Spark truncates: such rows are made at once
+    schema = StructType([f for f in SCHEMA.fields if f.name != "wall_at"])
+    held = HeldRowsFrame.of(spark, rows, schema)
+    assert held.toArrow().equals(spark.createDataFrame(rows, schema=schema).toArrow()) and made == []
+    assert held.where("id > 3").count() == 5 and made == [1]
+    assert held.select("id").join(held.select("id", "name"), "id").count() == 9 and made == [1]
+    finer = HeldRowsFrame.of(spark, _rows(9), SCHEMA)
+    assert made == [1, 1] and finer.toArrow().equals(spark.createDataFrame(_rows(9), schema=SCHEMA).toArrow())
+
+
+def test_rows_spark_cannot_take_are_refused_when_the_frame_is_made(spark):
+    """Rows that neither cast to the schema's Arrow types nor convert for Spark raise in of(), not at a later use: a
+    reader falls back on that error (lakeops.spark.zonemap_reads._arrow_frame)."""
+    rows = pa.table({"id": pa.array(["not a number"])})
+    with pytest.raises((pa.ArrowException, TypeError, ValueError)):
+        HeldRowsFrame.of(spark, rows, StructType([StructField("id", LongType())]))
