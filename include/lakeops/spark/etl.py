@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakeops.config import LakeopsConfig
 from lakeops.config.models import ModelConfig
+from lakeops.etl.diff_files import diff_read_bytes
 from lakeops.etl.plan import EtlPlan, SourceRange, day_bounds, full_is_cheaper, period_spans, span_condition
 from lakeops.etl.state import keys_written
 from lakeops.ingest.ddl import create_table_sql
@@ -171,10 +172,35 @@ def _cheaper_in_full(model: ModelConfig, plan: EtlPlan, changed: dict[str, tuple
     return None
 
 
-def _incremental(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan
+def _cheaper_in_full_by_metadata(catalog: Catalog, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan) -> str | None:
+    """Why a full recompute reads less than this incremental run, counted from the changelog sources' metadata by
+    pyiceberg (lakeops.etl.diff_files) before Spark plans anything; None when it does not, or cannot be counted
+    there (the Java planning then decides, _cheaper_in_full)."""
+    if not model.full_recompute_share:
+        return None
+    for name, r in _ranges(model, plan).items():
+        if model.source(name).kind == "append" or r.start_snapshot_id == r.end_snapshot_id:
+            continue
+        assert r.start_snapshot_id is not None and r.end_snapshot_id is not None  # an incremental plan's range
+        table = catalog.load_table(config.identifier(r.source))
+        changed = diff_read_bytes(table, r.start_snapshot_id, r.end_snapshot_id)
+        end = table.snapshot_by_id(r.end_snapshot_id)
+        live = end.summary.get("total-files-size") if end is not None and end.summary is not None else None
+        reason = full_is_cheaper(r.source, changed, int(live) if live else None,
+                                 model.full_recompute_share) if changed is not None else None
+        if reason:
+            return reason
+    return None
+
+
+def _incremental(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan
                  ) -> _Merge | EtlPlan | None:
     """The incremental run's MERGE; None when the ranges hold no change; or the plan as a full recompute when that
-    reads less (a change that touched most of a changelog source's files)."""
+    reads less (a change that touched most of a changelog source's files), known from the metadata when pyiceberg
+    can count it, else once Iceberg has planned the changed files in the JVM."""
+    cheaper = _cheaper_in_full_by_metadata(catalog, config, model, plan)
+    if cheaper is not None:
+        return dataclasses.replace(plan, mode="full", reason=cheaper)
     staged: list[StagedReads] = []
     try:
         changed = _changed_files(spark, config, model, plan, staged)
@@ -306,7 +332,7 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
     spark.sparkContext.setJobDescription(f"lakeops etl {identity}")
     extra = {"lakeops.etl-dates": ",".join(d.isoformat() for d in plan.dates)} if plan.dates else {}
     extra.update(watermark_fact_properties(plan.new_watermark_facts))
-    merge = _incremental(spark, config, model, plan) if plan.mode == "incremental" else None
+    merge = _incremental(spark, catalog, config, model, plan) if plan.mode == "incremental" else None
     if isinstance(merge, EtlPlan):  # the same work, under the same identity, done by a full recompute
         log.warning("%s: %s", plan.model, merge.reason)
         plan = merge

@@ -16,6 +16,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lakeops.etl.diff_files import changed_files
 from lakeops.spark.scan_tasks import PlannedFile, StagedReads, java_table, planned_files
 
 if TYPE_CHECKING:
@@ -39,16 +40,10 @@ def appended(spark: SparkSession, table: str, start: int | None, end: int) -> Da
     return reader.table(table).withColumn(CHANGE_TYPE, F.lit("insert"))
 
 
-def changed_files(before: dict[str, PlannedFile], after: dict[str, PlannedFile]) -> tuple[list[str], list[str]]:
-    """The files to read at each snapshot: those live at only one of them, and those whose deletes differ."""
-    touched = [p for p in before if p in after and before[p].deletes != after[p].deletes]
-    return ([p for p in before if p not in after] + touched), ([p for p in after if p not in before] + touched)
-
-
 @dataclass(frozen=True)
 class ChangedFiles:
     """A changelog source's files between two snapshots, as Iceberg plans them (manifests only): every live file at
-    each snapshot, and those of them the difference has to read (changed_files)."""
+    each snapshot, and those of them the difference has to read (lakeops.etl.diff_files.changed_files)."""
 
     at_start: dict[str, PlannedFile]
     at_end: dict[str, PlannedFile]
@@ -64,7 +59,9 @@ class ChangedFiles:
 def changed_between(staged: StagedReads, start: int, end: int) -> ChangedFiles:
     """The files of staged's table live at `start` and `end`, and the ones their difference reads."""
     at_start, at_end = planned_files(staged.jtable, start), planned_files(staged.jtable, end)
-    return ChangedFiles(at_start, at_end, *changed_files(at_start, at_end))
+    deletes_at_start = {p: f.deletes for p, f in at_start.items()}
+    deletes_at_end = {p: f.deletes for p, f in at_end.items()}
+    return ChangedFiles(at_start, at_end, *changed_files(deletes_at_start, deletes_at_end))
 
 
 def changelog(spark: SparkSession, table: str, start: int | None, end: int, key: tuple[str, ...] = (),

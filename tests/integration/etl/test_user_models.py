@@ -114,9 +114,15 @@ def test_join_of_two_sources_with_late_data_on_one_side(catalog_spark, tmp_path)
     assert after["impressions"] == marks["impressions"] and after["clicks"] != marks["clicks"]
 
 
-def test_a_change_touching_most_of_the_source_recomputes_in_full(spark, tmp_path):
+def test_a_change_touching_most_of_the_source_recomputes_in_full(spark, tmp_path, monkeypatch):
     """With full_recompute_share 0.5: a change to one of ten day files stays incremental; an UPDATE of every
-    row (every file read at both snapshots) runs as a full recompute, says why, and moves the watermark."""
+    row (every file read at both snapshots) runs as a full recompute, says why, and moves the watermark. That
+    is known from the metadata: Iceberg's Java planning of the changed files runs only for the incremental run."""
+    from lakeops.spark import etl
+
+    planned = []
+    changed_between = etl.changed_between
+    monkeypatch.setattr(etl, "changed_between", lambda *a: planned.append(a[1:]) or changed_between(*a))
     config, _ = user_models_config(spark, tmp_path, full_recompute_share=0.5)
     create_tables(spark, config, "items")
     items = config.qualified("items")
@@ -127,12 +133,12 @@ def test_a_change_touching_most_of_the_source_recomputes_in_full(spark, tmp_path
 
     spark.sql(f"UPDATE {items} SET v = v + 1 WHERE id = 3")
     narrow = _run(spark, config, "items_by_group")
-    assert (narrow.mode, narrow.status) == ("incremental", "committed")
+    assert (narrow.mode, narrow.status) == ("incremental", "committed") and len(planned) == 1
     assert _equal_to_scratch(spark, config, "items_by_group")
 
     spark.sql(f"UPDATE {items} SET v = v + 100")
     broad = _run(spark, config, "items_by_group")
-    assert (broad.mode, broad.status) == ("full", "committed"), broad
+    assert (broad.mode, broad.status) == ("full", "committed") and len(planned) == 1, broad
     assert "the changes of source items touched files holding" in broad.reason
     assert _equal_to_scratch(spark, config, "items_by_group")
     catalog = load_catalog(config.catalog)
@@ -169,3 +175,47 @@ def test_changelog_model_follows_equality_deletes(spark, tmp_path):
     assert _run(spark, config, "items_by_group").mode == "incremental"
     assert _equal_to_scratch(spark, config, "items_by_group")
     assert [(r.id, r.v) for r in spark.table(items).where("id IN (1, 2)").collect()] == [(1, 50)]
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_the_changed_bytes_counted_from_metadata_are_those_icebergs_java_planning_reads(spark, tmp_path, version):
+    """lakeops.etl.diff_files counts with pyiceberg what the snapshot diff reads (lakeops.spark.etl_changes, planned
+    by Iceberg in the JVM): the same bytes over ranges of inserts, updates, deletes and a compaction with position
+    delete files; no count (the JVM decides) once deletion vectors (format 3) or equality deletes are in a range."""
+    from lakeops.etl.diff_files import diff_read_bytes
+    from lakeops.spark.etl_changes import changed_between
+    from lakeops.spark.scan_tasks import StagedReads, java_table
+
+    config, _ = user_models_config(spark, tmp_path)
+    create_tables(spark, config, "items")
+    items = config.qualified("items")
+    spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='{version}', {MOR})")
+    catalog = load_catalog(config.catalog)
+    snapshots = []
+    for statement in (
+        f"INSERT INTO {items} (id, grp, v, ts) VALUES " + ", ".join(
+            f"({i}, {i % 3}, {i}, TIMESTAMP '2026-11-{1 + i % 5:02d} 0{i % 7}:00:00')" for i in range(30)),
+        f"UPDATE {items} SET v = v + 1 WHERE id = 3",
+        f"DELETE FROM {items} WHERE id % 4 = 0",
+        f"INSERT INTO {items} (id, grp, v, ts) VALUES (90, 1, 9, TIMESTAMP '2026-11-09 01:00:00')",
+        f"CALL {config.catalog.name}.system.rewrite_data_files(table => '{items}', "
+        "options => map('min-input-files', '1', 'delete-file-threshold', '1'))",
+    ):
+        spark.sql(statement)
+        snapshots.append(catalog.load_table(config.identifier("items")).current_snapshot().snapshot_id)
+    table = catalog.load_table(config.identifier("items"))
+    staged = StagedReads(spark, items, java_table(spark, items))
+    counted = []
+    try:
+        for start, end in itertools.combinations(snapshots, 2):
+            in_java = changed_between(staged, start, end).read_bytes()
+            counted.append(diff_read_bytes(table, start, end))
+            assert in_java > 0 and counted[-1] in ((in_java, None) if version == 3 else (in_java,)), (start, end)
+    finally:
+        staged.release()
+    assert (None in counted) == (version == 3)  # format 3's updates and deletes wrote deletion vectors
+    if version == 2:
+        commit_equality_delete(spark, items, table, "id", [5], next(iter(table.scan(row_filter="id = 5").plan_files())).file)
+        table = catalog.load_table(config.identifier("items"))
+        assert diff_read_bytes(table, snapshots[0], table.current_snapshot().snapshot_id) is None
+

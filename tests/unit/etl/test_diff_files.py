@@ -1,14 +1,13 @@
-"""Which files a changelog source's diff reads at each snapshot (lakeops.spark.etl_changes.changed_files),
-on literal plans: files added, removed, and kept with new or the same delete files."""
+"""Which files a changelog source's diff reads at each snapshot (lakeops.etl.diff_files.changed_files), on literal
+plans: files added, removed, and kept with new or the same delete files."""
 
 from __future__ import annotations
 
-from lakeops.spark.etl_changes import changed_files
-from lakeops.spark.scan_tasks import PlannedFile
+from lakeops.etl.diff_files import changed_files
 
 
-def _plan(**deletes: tuple[str, ...]) -> dict[str, PlannedFile]:
-    return {path: PlannedFile(task=None, deletes=frozenset(files)) for path, files in deletes.items()}
+def _plan(**deletes: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    return {path: frozenset(files) for path, files in deletes.items()}
 
 
 def test_only_files_added_removed_or_with_other_deletes_are_read():
