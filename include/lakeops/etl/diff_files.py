@@ -1,12 +1,14 @@
 """Which data files a snapshot diff of a changelog source reads (lakeops.spark.etl_changes), and how many bytes
 that is, from metadata alone: the files live at one snapshot and not the other, and those live at both whose
-delete files differ. The byte count comes from pyiceberg's planning of both snapshots (manifests only, no JVM),
-so a run whose changes touched most of the source can turn into a full recompute before Spark plans anything."""
+delete files differ. pyiceberg plans both snapshots (manifests only, no JVM): a run whose changes touched most of
+the source turns into a full recompute before Spark plans anything, and otherwise the JVM fetches only the tasks
+of the files named here instead of telling every file's delete files apart through py4j."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -38,10 +40,22 @@ def _live_files(table: Table, snapshot_id: int) -> tuple[dict[str, frozenset[str
     return deletes, sizes
 
 
-def diff_read_bytes(table: Table, start: int, end: int) -> int | None:
-    """Data file bytes a diff of table between snapshots start and end reads, both snapshots counted; None when
-    pyiceberg cannot match its delete files to data files (equality deletes, deletion vectors): Iceberg's Java
-    planning counts those runs."""
+@dataclass(frozen=True)
+class DiffFiles:
+    """A diff's data files, as pyiceberg plans both snapshots: those it reads at each, their bytes, and how many
+    files are live at each."""
+
+    read_start: list[str]
+    read_end: list[str]
+    read_bytes: int
+    """both snapshots counted"""
+    live_start: int
+    live_end: int
+
+
+def diff_files(table: Table, start: int, end: int) -> DiffFiles | None:
+    """The data files a diff of table between snapshots start and end reads; None when pyiceberg cannot match its
+    delete files to data files (equality deletes, deletion vectors): Iceberg's Java planning finds those."""
     try:
         before, before_sizes = _live_files(table, start)
         after, after_sizes = _live_files(table, end)
@@ -49,5 +63,6 @@ def diff_read_bytes(table: Table, start: int, end: int) -> int | None:
         log.info("the changed files of %s between %d and %d are left to Iceberg's own planning (%s)",
                  ".".join(table.name()), start, end, e)
         return None
-    read_before, read_after = changed_files(before, after)
-    return sum(before_sizes[p] for p in read_before) + sum(after_sizes[p] for p in read_after)
+    read_start, read_end = changed_files(before, after)
+    read_bytes = sum(before_sizes[p] for p in read_start) + sum(after_sizes[p] for p in read_end)
+    return DiffFiles(read_start, read_end, read_bytes, len(before), len(after))

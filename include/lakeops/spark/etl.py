@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakeops.config import LakeopsConfig
 from lakeops.config.models import ModelConfig
-from lakeops.etl.diff_files import diff_read_bytes
+from lakeops.etl.diff_files import DiffFiles, diff_files
 from lakeops.etl.plan import EtlPlan, SourceRange, day_bounds, full_is_cheaper, period_spans, span_condition
 from lakeops.etl.state import keys_written
 from lakeops.ingest.ddl import create_table_sql
@@ -142,52 +142,46 @@ def _changes(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, nam
     return changelog(spark, table, r.start_snapshot_id, r.end_snapshot_id, staged=staged, changed=files)
 
 
-def _changed_files(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan,
-                   staged: list[StagedReads]) -> dict[str, tuple[StagedReads, ChangedFiles]]:
-    """Each changelog source with a range -> its staged reads and changed files, planned once for the cost check and
-    the read; the staged reads are appended to `staged` (the caller releases them)."""
-    changed = {}
-    for name, r in _ranges(model, plan).items():
-        if model.source(name).kind == "append" or r.start_snapshot_id == r.end_snapshot_id:
-            continue
-        assert r.start_snapshot_id is not None and r.end_snapshot_id is not None  # an incremental plan's range
-        table = config.qualified(r.source)
-        staged.append(StagedReads(spark, table, java_table(spark, table)))
-        changed[name] = (staged[-1], changed_between(staged[-1], r.start_snapshot_id, r.end_snapshot_id))
-    return changed
-
-
-def _cheaper_in_full(model: ModelConfig, plan: EtlPlan, changed: dict[str, tuple[StagedReads, ChangedFiles]]) -> str | None:
-    """Why a full recompute reads less than this incremental run (lakeops.etl.plan.full_is_cheaper), or None."""
-    if not model.full_recompute_share:
-        return None
-    ranges = _ranges(model, plan)
-    for name, (staged, files) in changed.items():
-        summary = staged.jtable.snapshot(ranges[name].end_snapshot_id).summary()
-        live = summary.get("total-files-size") if summary is not None else None
-        reason = full_is_cheaper(ranges[name].source, files.read_bytes(), int(live) if live else None,
-                                 model.full_recompute_share)
-        if reason:
-            return reason
-    return None
-
-
-def _cheaper_in_full_by_metadata(catalog: Catalog, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan) -> str | None:
-    """Why a full recompute reads less than this incremental run, counted from the changelog sources' metadata by
-    pyiceberg (lakeops.etl.diff_files) before Spark plans anything; None when it does not, or cannot be counted
-    there (the Java planning then decides, _cheaper_in_full)."""
-    if not model.full_recompute_share:
-        return None
+def _diffs_by_metadata(catalog: Catalog, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan
+                       ) -> dict[str, tuple[DiffFiles | None, int | None]]:
+    """Each changelog source with a range -> (the files its diff reads, as pyiceberg finds them from metadata, None
+    where it cannot (lakeops.etl.diff_files); the source's live bytes at the range's end, None when unknown)."""
+    found = {}
     for name, r in _ranges(model, plan).items():
         if model.source(name).kind == "append" or r.start_snapshot_id == r.end_snapshot_id:
             continue
         assert r.start_snapshot_id is not None and r.end_snapshot_id is not None  # an incremental plan's range
         table = catalog.load_table(config.identifier(r.source))
-        changed = diff_read_bytes(table, r.start_snapshot_id, r.end_snapshot_id)
         end = table.snapshot_by_id(r.end_snapshot_id)
         live = end.summary.get("total-files-size") if end is not None and end.summary is not None else None
-        reason = full_is_cheaper(r.source, changed, int(live) if live else None,
-                                 model.full_recompute_share) if changed is not None else None
+        found[name] = (diff_files(table, r.start_snapshot_id, r.end_snapshot_id), int(live) if live else None)
+    return found
+
+
+def _changed_files(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan,
+                   staged: list[StagedReads], known: dict[str, DiffFiles | None]) -> dict[str, tuple[StagedReads, ChangedFiles]]:
+    """Each changelog source with a range -> its staged reads and changed files, planned once for the cost check and
+    the read (only the tasks of the files known from metadata, where they are); the staged reads are appended to
+    `staged` (the caller releases them)."""
+    changed = {}
+    for name, r in _ranges(model, plan).items():
+        if name not in known:
+            continue
+        assert r.start_snapshot_id is not None and r.end_snapshot_id is not None  # an incremental plan's range
+        table = config.qualified(r.source)
+        staged.append(StagedReads(spark, table, java_table(spark, table)))
+        changed[name] = (staged[-1], changed_between(staged[-1], r.start_snapshot_id, r.end_snapshot_id, known[name]))
+    return changed
+
+
+def _cheaper_in_full(model: ModelConfig, plan: EtlPlan, counted: dict[str, tuple[int, int | None]]) -> str | None:
+    """Why a full recompute reads less than this incremental run (lakeops.etl.plan.full_is_cheaper), or None.
+    counted: changelog source -> (bytes its diff reads, its live bytes)."""
+    if not model.full_recompute_share:
+        return None
+    ranges = _ranges(model, plan)
+    for name, (read, live) in counted.items():
+        reason = full_is_cheaper(ranges[name].source, read, live, model.full_recompute_share)
         if reason:
             return reason
     return None
@@ -198,13 +192,15 @@ def _incremental(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, m
     """The incremental run's MERGE; None when the ranges hold no change; or the plan as a full recompute when that
     reads less (a change that touched most of a changelog source's files), known from the metadata when pyiceberg
     can count it, else once Iceberg has planned the changed files in the JVM."""
-    cheaper = _cheaper_in_full_by_metadata(catalog, config, model, plan)
+    diffs = _diffs_by_metadata(catalog, config, model, plan)
+    cheaper = _cheaper_in_full(model, plan, {n: (d.read_bytes, live) for n, (d, live) in diffs.items() if d is not None})
     if cheaper is not None:
         return dataclasses.replace(plan, mode="full", reason=cheaper)
     staged: list[StagedReads] = []
     try:
-        changed = _changed_files(spark, config, model, plan, staged)
-        cheaper = _cheaper_in_full(model, plan, changed)
+        changed = _changed_files(spark, config, model, plan, staged, {n: d for n, (d, _) in diffs.items()})
+        cheaper = _cheaper_in_full(model, plan, {n: (files.read_bytes, diffs[n][1]) for n, (_, files) in changed.items()
+                                                 if diffs[n][0] is None})
         if cheaper is not None:
             for reads in staged:
                 reads.release()

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from lakeops.etl.diff_files import changed_files
-from lakeops.spark.scan_tasks import PlannedFile, StagedReads, java_table, planned_files
+from lakeops.etl.diff_files import DiffFiles, changed_files
+from lakeops.spark.scan_tasks import StagedReads, java_table, planned_files, tasks_of
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -42,26 +42,35 @@ def appended(spark: SparkSession, table: str, start: int | None, end: int) -> Da
 
 @dataclass(frozen=True)
 class ChangedFiles:
-    """A changelog source's files between two snapshots, as Iceberg plans them (manifests only): every live file at
-    each snapshot, and those of them the difference has to read (lakeops.etl.diff_files.changed_files)."""
+    """A changelog source's files between two snapshots that the difference reads, with their scan tasks as Iceberg
+    plans them (manifests only), and how many files are live at each snapshot."""
 
-    at_start: dict[str, PlannedFile]
-    at_end: dict[str, PlannedFile]
-    read_start: list[str]
-    read_end: list[str]
-
-    def read_bytes(self) -> int:
-        """Data file bytes the difference reads, both snapshots together (one JVM call per changed file)."""
-        return (sum(int(self.at_start[p].task.file().fileSizeInBytes()) for p in self.read_start)
-                + sum(int(self.at_end[p].task.file().fileSizeInBytes()) for p in self.read_end))
+    read_start: dict[str, Any]
+    """path -> scan task (delete files included) of each file read at the first snapshot"""
+    read_end: dict[str, Any]
+    live_start: int
+    live_end: int
+    read_bytes: int
+    """data file bytes read, both snapshots together"""
 
 
-def changed_between(staged: StagedReads, start: int, end: int) -> ChangedFiles:
-    """The files of staged's table live at `start` and `end`, and the ones their difference reads."""
+def changed_between(staged: StagedReads, start: int, end: int, known: DiffFiles | None = None) -> ChangedFiles:
+    """The files of staged's table the difference of snapshots `start` and `end` reads. known: those files as
+    pyiceberg found them (lakeops.etl.diff_files), when it could: the JVM then fetches only their tasks."""
+    if known is not None:
+        read_start = tasks_of(staged.jtable, start, set(known.read_start))
+        read_end = tasks_of(staged.jtable, end, set(known.read_end))
+        if len(read_start) == len(known.read_start) and len(read_end) == len(known.read_end):
+            return ChangedFiles(read_start, read_end, known.live_start, known.live_end, known.read_bytes)
+        log.warning("pyiceberg and Iceberg's Java planning list other files between snapshots %d and %d; the Java "
+                    "planning decides", start, end)
     at_start, at_end = planned_files(staged.jtable, start), planned_files(staged.jtable, end)
-    deletes_at_start = {p: f.deletes for p, f in at_start.items()}
-    deletes_at_end = {p: f.deletes for p, f in at_end.items()}
-    return ChangedFiles(at_start, at_end, *changed_files(deletes_at_start, deletes_at_end))
+    paths_start, paths_end = changed_files({p: f.deletes for p, f in at_start.items()},
+                                           {p: f.deletes for p, f in at_end.items()})
+    read_bytes = (sum(int(at_start[p].task.file().fileSizeInBytes()) for p in paths_start)
+                  + sum(int(at_end[p].task.file().fileSizeInBytes()) for p in paths_end))
+    return ChangedFiles({p: at_start[p].task for p in paths_start}, {p: at_end[p].task for p in paths_end},
+                        len(at_start), len(at_end), read_bytes)
 
 
 def changelog(spark: SparkSession, table: str, start: int | None, end: int, key: tuple[str, ...] = (),
@@ -79,10 +88,9 @@ def changelog(spark: SparkSession, table: str, start: int | None, end: int, key:
     staged = staged or StagedReads(spark, table, java_table(spark, table))
     changed = changed or changed_between(staged, start, end)
     log.info("changes of %s between snapshots %d and %d: %d of %d files read at the first, %d of %d at the second",
-             table, start, end, len(changed.read_start), len(changed.at_start), len(changed.read_end),
-             len(changed.at_end))
-    before = staged.read([changed.at_start[p].task for p in changed.read_start])
-    after = staged.read([changed.at_end[p].task for p in changed.read_end])
+             table, start, end, len(changed.read_start), changed.live_start, len(changed.read_end), changed.live_end)
+    before = staged.read(list(changed.read_start.values()))
+    after = staged.read(list(changed.read_end.values()))
     changes = net_changes(before, after)
     added = F.col(ADDED)
     if not key:

@@ -178,11 +178,12 @@ def test_changelog_model_follows_equality_deletes(spark, tmp_path):
 
 
 @pytest.mark.parametrize("version", [2, 3])
-def test_the_changed_bytes_counted_from_metadata_are_those_icebergs_java_planning_reads(spark, tmp_path, version):
-    """lakeops.etl.diff_files counts with pyiceberg what the snapshot diff reads (lakeops.spark.etl_changes, planned
-    by Iceberg in the JVM): the same bytes over ranges of inserts, updates, deletes and a compaction with position
-    delete files; no count (the JVM decides) once deletion vectors (format 3) or equality deletes are in a range."""
-    from lakeops.etl.diff_files import diff_read_bytes
+def test_the_changed_files_found_from_metadata_are_those_icebergs_java_planning_finds(spark, tmp_path, version):
+    """lakeops.etl.diff_files finds with pyiceberg the files the snapshot diff reads (lakeops.spark.etl_changes, planned
+    by Iceberg in the JVM): the same files and bytes over ranges of inserts, updates, deletes and a compaction with
+    position delete files, and the JVM given them fetches the same tasks; none found (the JVM decides) once deletion
+    vectors (format 3) or equality deletes are in a range."""
+    from lakeops.etl.diff_files import diff_files
     from lakeops.spark.etl_changes import changed_between
     from lakeops.spark.scan_tasks import StagedReads, java_table
 
@@ -205,17 +206,26 @@ def test_the_changed_bytes_counted_from_metadata_are_those_icebergs_java_plannin
         snapshots.append(catalog.load_table(config.identifier("items")).current_snapshot().snapshot_id)
     table = catalog.load_table(config.identifier("items"))
     staged = StagedReads(spark, items, java_table(spark, items))
-    counted = []
+    found = []
     try:
         for start, end in itertools.combinations(snapshots, 2):
-            in_java = changed_between(staged, start, end).read_bytes()
-            counted.append(diff_read_bytes(table, start, end))
-            assert in_java > 0 and counted[-1] in ((in_java, None) if version == 3 else (in_java,)), (start, end)
+            in_java = changed_between(staged, start, end)
+            found.append(diff_files(table, start, end))
+            assert in_java.read_bytes > 0, (start, end)
+            if found[-1] is None:
+                assert version == 3, (start, end)
+                continue
+            assert (sorted(found[-1].read_start), sorted(found[-1].read_end), found[-1].read_bytes) == (
+                sorted(in_java.read_start), sorted(in_java.read_end), in_java.read_bytes), (start, end)
+            assert (found[-1].live_start, found[-1].live_end) == (in_java.live_start, in_java.live_end)
+            given = changed_between(staged, start, end, found[-1])
+            assert {p: str(t.file().location()) for p, t in given.read_end.items()} == {p: p for p in in_java.read_end}
+            assert [len(list(given.read_end[p].deletes())) for p in sorted(given.read_end)] == [
+                len(list(in_java.read_end[p].deletes())) for p in sorted(in_java.read_end)]
     finally:
         staged.release()
-    assert (None in counted) == (version == 3)  # format 3's updates and deletes wrote deletion vectors
+    assert (None in found) == (version == 3)  # format 3's updates and deletes wrote deletion vectors
     if version == 2:
         commit_equality_delete(spark, items, table, "id", [5], next(iter(table.scan(row_filter="id = 5").plan_files())).file)
         table = catalog.load_table(config.identifier("items"))
-        assert diff_read_bytes(table, snapshots[0], table.current_snapshot().snapshot_id) is None
-
+        assert diff_files(table, snapshots[0], table.current_snapshot().snapshot_id) is None
