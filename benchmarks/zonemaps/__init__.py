@@ -52,7 +52,7 @@ class Sizes:
     """One file per 2-minute batch over two weeks."""
     rows_per_file: int = 200
     days: int = 14
-    repetitions: int = 2
+    repetitions: int = 7
     hot_hours: int = 24
     """The last hours stay in micro zonemaps (hot); older ones go to the daily master."""
     commit_hours: int = 4
@@ -186,8 +186,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--work-dir", default=str(PROJECT_ROOT / "build" / "bench-zonemaps"),
                         help="scratch folder for the benchmark's catalog and warehouse (emptied first)")
     parser.add_argument("--files", type=int, help="files in the table instead of 10,080 (results named zonemaps_FILES)")
-    parser.add_argument("--repetitions", type=int, help="warm runs per query and method (their median is reported); "
-                        "default 2")
+    parser.add_argument("--repetitions", type=int, help="cold and warm runs per query and method (their medians are "
+                        "reported); default 7")
     parser.add_argument("--selective-only", action="store_true",
                         help="only the one-user_id queries (for --files 100000: the others read tens of thousands of "
                              "files); results named zonemaps_selective unless --files names them")
