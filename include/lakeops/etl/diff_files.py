@@ -55,13 +55,19 @@ class DiffFiles:
 
 def diff_files(table: Table, start: int, end: int) -> DiffFiles | None:
     """The data files a diff of table between snapshots start and end reads; None when pyiceberg cannot match its
-    delete files to data files (equality deletes, deletion vectors): Iceberg's Java planning finds those."""
+    delete files to data files (equality deletes, deletion vectors) or read its manifests: Iceberg's Java planning
+    finds those."""
     try:
         before, before_sizes = _live_files(table, start)
         after, after_sizes = _live_files(table, end)
     except ValueError as e:
         log.info("the changed files of %s between %d and %d are left to Iceberg's own planning (%s)",
                  ".".join(table.name()), start, end, e)
+        return None
+    except OSError as e:
+        log.warning("pyiceberg could not read the manifests of %s (%s: %s); Iceberg's Java planning finds the changed "
+                    "files instead. Check the storage settings of the catalog lakeops reads with pyiceberg",
+                    ".".join(table.name()), type(e).__name__, e)
         return None
     read_start, read_end = changed_files(before, after)
     read_bytes = sum(before_sizes[p] for p in read_start) + sum(after_sizes[p] for p in read_end)
