@@ -47,10 +47,12 @@ def planned_files(jtable: Any, snapshot: int) -> dict[str, PlannedFile]:
     return files
 
 
-def tasks_of(jtable: Any, snapshot: int, paths: set[str]) -> dict[str, Any]:
-    """The scan tasks (with their delete files) of the given live data files at `snapshot`, planned by Iceberg,
-    without the JVM calls planned_files makes per live file to tell its delete files apart (most of its time)."""
-    planned = jtable.newScan().useSnapshot(snapshot).planFiles()
+def tasks_of(jtable: Any, snapshot: int | None, paths: set[str]) -> dict[str, Any]:
+    """The scan tasks (with their delete files) of the given live data files at `snapshot` (None: the current one),
+    planned by Iceberg, without the JVM calls planned_files makes per live file to tell its delete files apart
+    (most of its time)."""
+    scan = jtable.newScan()
+    planned = (scan.useSnapshot(snapshot) if snapshot is not None else scan).planFiles()
     found: dict[str, Any] = {}
     try:
         tasks = planned.iterator()

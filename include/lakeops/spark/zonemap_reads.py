@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pyiceberg.expressions import BooleanExpression
 
-from lakeops.spark.scan_tasks import StagedReads, java_table
+from lakeops.spark.scan_tasks import StagedReads, java_table, tasks_of
 from lakeops.spark.session import jvm
 from lakeops.zonemap.candidates import Candidates, candidate_files
 from lakeops.zonemap.read_plan import ARROW_MAX_BYTES, ReadPlan
@@ -107,20 +107,10 @@ def _staged_tasks(spark: SparkSession, jtable: Any, plan: ReadPlan) -> Any:
 
 
 def _planned_tasks(gateway: Any, jtable: Any, keep: set[str], snapshot: int | None) -> Any:
-    """Iceberg plans the table's tasks (with their delete files) in the JVM; the candidates' are kept."""
-    scan = jtable.newScan()
-    if snapshot is not None:
-        scan = scan.useSnapshot(snapshot)
+    """Iceberg plans the table's tasks (with their delete files) in the JVM; the candidates' are kept, as a Java list."""
     staged = gateway.java.util.ArrayList()
-    planned = scan.planFiles()
-    try:
-        tasks = planned.iterator()
-        while tasks.hasNext():
-            task = tasks.next()
-            if task.file().location() in keep:
-                staged.add(task)
-    finally:
-        planned.close()
+    for task in tasks_of(jtable, snapshot, keep).values():
+        staged.add(task)
     return staged
 
 
