@@ -56,12 +56,12 @@ def create_orders(spark: SparkSession, table: str, days: int, rows_per_day: int,
 def change_orders(spark: SparkSession, table: str, total: int, new_share: float, changed_share: float, rep: int,
                   head: datetime, users: int) -> tuple[int, int]:
     """One repetition's changes: new orders (share new_share of total, created after head), then updates and
-    deletes (half each) of existing orders spread over the whole table (every n-th id, shifted per repetition).
-    Returns (new rows, changed rows)."""
+    deletes of existing orders, each half of changed_share, spread over the whole table (every n-th id, shifted
+    per repetition). Returns (new rows, changed rows)."""
     new = int(total * new_share)
     orders_frame(spark, total + rep * new, new, head, head + timedelta(hours=1), users, seed=5000 + rep
                  ).writeTo(table).append()
-    step = max(2, round(1 / changed_share))
+    step = max(2, round(2 / changed_share))  # one id in `step` updated and one deleted: changed_share in all
     spark.sql(f"UPDATE {table} SET status = 'paid', amount = amount + 1 WHERE order_id % {step} = {2 * rep}")
     spark.sql(f"DELETE FROM {table} WHERE order_id % {step} = {2 * rep + 1}")
     return new, 2 * (total // step)
