@@ -300,7 +300,8 @@ def report(result: dict[str, Any], sizes: Sizes) -> str:
                 f"partitions ({sizes.users:,} users, sessions of 8 events), then per repetition {sizes.new_share:.0%} new "
                 f"events ({sizes.late_share:.0%} of their sessions late, mean delay {sizes.mean_lateness_hours:g} h); ")
     setup = (what +
-             f"medians of {sizes.repetitions} repetitions, incremental and full on the same state, local[2] Spark "
+             (f"medians of {sizes.repetitions} repetitions" if sizes.repetitions > 1 else "one repetition") +
+             ", incremental and full on the same state, local[2] Spark "
              f"on a shared 2-core machine (load average {load_before[0]:.1f} before, {load_after[0]:.1f} after).")
     reps = result.get("repetitions", [])
     switched = [r["incremental"] for r in reps if r["incremental"].get("ran_as", "incremental") != "incremental"]
