@@ -90,3 +90,38 @@ class TableHealthWatchTrigger(BaseEventTrigger):
             for event in events:
                 yield TriggerEvent(event)
             await asyncio.sleep(self.poke_interval)
+
+
+class TableCommitWatchTrigger(BaseEventTrigger):
+    """An asset watcher's trigger for a table lakeops does not ingest: polls its current snapshot every poke_interval
+    seconds from metadata alone, in a thread, and yields an event each time it changes (lakeops.etl.source_commits),
+    so the models reading the table run when another tool commits to it. It never returns; a poll that fails as a
+    whole (an unreadable config, a catalog down) is logged and retried at the next interval."""
+
+    def __init__(self, table: str, poke_interval: float = 60.0, config_path: str | None = None) -> None:
+        super().__init__()
+        if poke_interval <= 0:
+            raise ValueError(f"poke_interval={poke_interval!r} must be a positive number of seconds, e.g. 60")
+        self.table = table
+        self.poke_interval = float(poke_interval)
+        self.config_path = config_path
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return ("lakeops_airflow.triggers.TableCommitWatchTrigger", {
+            "table": self.table, "poke_interval": self.poke_interval, "config_path": self.config_path,
+        })
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        from lakeops.etl.source_commits import CommitWatch
+
+        watch = CommitWatch([self.table], config_path=self.config_path)
+        while True:
+            try:
+                events = await asyncio.to_thread(watch.poll)
+            except Exception as e:  # noqa: BLE001 - a watcher outlives a bad poll; the log says what to fix
+                self.log.error("commit watch of %s failed, retrying in %.0f s: %s: %s",
+                               self.table, self.poke_interval, type(e).__name__, e)
+                events = []
+            for event in events:
+                yield TriggerEvent(event)
+            await asyncio.sleep(self.poke_interval)

@@ -38,12 +38,26 @@ NEVER_CREATED = "e2e.never_created"
 """A table the session's config names and no test creates: the health pages show it as not created yet."""
 
 
+EXTERNAL_SOURCE = "lakeops.e2e_external_orders"
+"""A table no lakeops task writes (the tests write it with pyiceberg, as another tool would); the model
+EXTERNAL_MODEL reads it."""
+EXTERNAL_MODEL = "e2e_external_copy"
+
+
 def session_config(target: Path) -> Path:
-    """The shipped include/lakeops.yaml plus a discovery rule for DISCOVERED_NAMESPACE and NEVER_CREATED."""
+    """The shipped include/lakeops.yaml plus a discovery rule for DISCOVERED_NAMESPACE, NEVER_CREATED, and the model
+    EXTERNAL_MODEL over EXTERNAL_SOURCE, whose commits its DAG's asset watcher polls every 10 s."""
     config = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
     config["discover"] = [{"namespaces": [DISCOVERED_NAMESPACE]}]
     config["tables"][NEVER_CREATED] = {}
     config["models"] = shipped_models()  # their SQL files named by absolute paths: the file moved
+    config["tables"][f"lakeops.{EXTERNAL_MODEL}"] = {"create": {
+        "columns": {"id": "bigint not null", "amount": "bigint", "created_at": "timestamp"},
+        "partition_by": ["day(created_at)"]}}
+    config["models"][EXTERNAL_MODEL] = {
+        "sql": str(Path(__file__).resolve().parent / "external_copy.sql"), "key": ["id"], "partition_column": "created_at",
+        "sources": {"orders": {"kind": "append", "table": EXTERNAL_SOURCE, "time_column": "created_at"}}}
+    config["health"] = {**config.get("health", {}), "watch_interval_seconds": 10, "watch_min_event_interval_seconds": 10}
     target.write_text(yaml.safe_dump(config, sort_keys=False))
     return target
 

@@ -64,7 +64,8 @@ class HealthConfig:
     growth_window_hours: float = 1.0
     """Delete-file growth counts the delete files committed during this many past hours."""
     watch_interval_seconds: float = 60.0
-    """How often the triggerer's health watch (compact_on_health) evaluates the watched tables, from metadata."""
+    """How often the triggerer's watches read the tables' metadata: the health watch (compact_on_health) evaluates
+    the watched tables, and each ETL model's source that lakeops does not ingest is checked for a new snapshot."""
     watch_min_event_interval_seconds: float = 300.0
     """The watch reports a table over threshold at most once per this many seconds (one compaction run, not one a poll)."""
 

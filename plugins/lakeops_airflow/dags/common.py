@@ -14,6 +14,13 @@ TABLE_LABEL = "{{ task.job_args[1] }}"
 """map_index_template of a mapped spark-submit whose job_args start with --table <name>."""
 
 
+def interval_bound(name: str) -> str:
+    """A Jinja expression: the run's data_interval_start or data_interval_end as ISO text, else ''. A run without a
+    logical date (asset-triggered, or triggered without one) has no such key in its context, and Airflow renders
+    with StrictUndefined, so the key is tested with `is defined` before it is used."""
+    return f"({name}.isoformat() if {name} is defined and {name} else '')"
+
+
 def tables_param(what: str) -> Param:
     return Param([], type="array", items={"type": "string", "pattern": IDENTIFIER_PATTERN},
                  description=f"tables to {what}, as namespace.table (empty: every maintained table it applies to)")

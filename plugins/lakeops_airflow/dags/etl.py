@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from airflow.sdk import DAG, AssetAny, AssetOrTimeSchedule, CronDataIntervalTimetable, Param
+from airflow.sdk import DAG, Asset, AssetAny, AssetOrTimeSchedule, CronDataIntervalTimetable, Param
 
 from lakeops.config import LakeopsConfig
 from lakeops.config.models import ModelConfig
+from lakeops.exceptions import ConfigError
 from lakeops_airflow.assets import table_asset
 from lakeops_airflow.dag_defaults import default_args
-from lakeops_airflow.dags.common import START_DATE
+from lakeops_airflow.dags.common import START_DATE, interval_bound
 from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import LakeopsSparkSubmitOperator
 
@@ -39,11 +40,27 @@ def dag_id_of(model: str) -> str:
     return f"etl.{model}"
 
 
+def emits_commits(config: LakeopsConfig, identifier: str) -> bool:
+    """Whether lakeops' own tasks emit the table's asset when they commit: its ingest DAG's, or its stream DAG's
+    runs that end; a supervised stream commits for an hour without emitting."""
+    try:
+        spec = config.table(identifier)
+    except ConfigError:  # neither configured nor discovered: written by another tool
+        return False
+    return spec.ingested and not (spec.ingest.mode == "streaming" and spec.streaming.runner == "supervised")
+
+
+def _source_asset(config: LakeopsConfig, identifier: str) -> Asset:
+    """A source's asset: emitted by lakeops' ingest tasks, or watched in the triggerer for the other writers' commits."""
+    watch = None if emits_commits(config, identifier) else config.health.watch_interval_seconds
+    return table_asset(identifier, watch)
+
+
 def _schedule(config: LakeopsConfig, model: ModelConfig) -> CronDataIntervalTimetable | AssetOrTimeSchedule:
     """The model's cron as a real data interval; else its sources' assets, or a day's interval."""
     if model.schedule:
         return CronDataIntervalTimetable(model.schedule, timezone="UTC")
-    assets = [table_asset(config.identifier(model.source_table(name))) for name in model.sources]
+    assets = [_source_asset(config, config.identifier(model.source_table(name))) for name in model.sources]
     return AssetOrTimeSchedule(timetable=CronDataIntervalTimetable(DAILY, timezone="UTC"), assets=AssetAny(*assets))
 
 
@@ -81,7 +98,7 @@ def etl_model_dag(config: LakeopsConfig, model: ModelConfig) -> DAG:
                 "--to-date", "{{ params.to_date or '' }}",
                 "--full-recompute", "{{ params.full_recompute }}",
                 "--run-type", "{{ dag_run.run_type.value if dag_run.run_type.value is defined else dag_run.run_type }}",
-                "--interval-start", "{{ data_interval_start.isoformat() if data_interval_start else '' }}",
+                "--interval-start", f"{{{{ {interval_bound('data_interval_start')} }}}}",
             ],
         )
     return dag

@@ -14,12 +14,12 @@ from airflow.timetables.interval import CronDataIntervalTimetable
 from lakeops.config import STREAM_MAX_RUN_SECONDS, TableConfig
 from lakeops_airflow.assets import table_asset
 from lakeops_airflow.dag_defaults import INGEST_PRIORITY, default_args
-from lakeops_airflow.dags.common import START_DATE
+from lakeops_airflow.dags.common import START_DATE, interval_bound
 from lakeops_airflow.deadlines import dag_deadline
 from lakeops_airflow.operators import SPARK_POOL, LakeopsSparkSubmitOperator
 
-START = "{{ params.start or (data_interval_start.isoformat() if data_interval_start else '') }}"
-END = "{{ params.end or (data_interval_end.isoformat() if data_interval_end else '') }}"
+START = f"{{{{ params.start or {interval_bound('data_interval_start')} }}}}"
+END = f"{{{{ params.end or {interval_bound('data_interval_end')} }}}}"
 
 EVENTS_DOC = """
 ### Ingest {table}: events
