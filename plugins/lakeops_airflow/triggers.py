@@ -4,7 +4,7 @@ their class path and kwargs."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from airflow.triggers.base import BaseEventTrigger, BaseTrigger, TriggerEvent
@@ -50,6 +50,29 @@ class TableHealthTrigger(BaseTrigger):
             await asyncio.sleep(self.poke_interval)
 
 
+def positive_interval(poke_interval: float) -> float:
+    """A watch's poll interval in seconds, refused unless positive."""
+    if poke_interval <= 0:
+        raise ValueError(f"poke_interval={poke_interval!r} must be a positive number of seconds, e.g. 60")
+    return float(poke_interval)
+
+
+async def polled_events(poll: Callable[[], list[dict[str, Any]]], interval: float, log: Any,
+                        what: str) -> AsyncIterator[TriggerEvent]:
+    """An asset watcher's events: poll() in a thread every `interval` seconds, an event per dict it returns, for as
+    long as the triggerer runs the watcher. A poll that fails is logged (on the trigger's `log`), naming `what`, and
+    tried again."""
+    while True:
+        try:
+            events = await asyncio.to_thread(poll)
+        except Exception as e:  # noqa: BLE001 - a watcher outlives a bad poll; the log says what to fix
+            log.error("%s failed, retrying in %.0f s: %s: %s", what, interval, type(e).__name__, e)
+            events = []
+        for event in events:
+            yield TriggerEvent(event)
+        await asyncio.sleep(interval)
+
+
 class TableHealthWatchTrigger(BaseEventTrigger):
     """An asset watcher's trigger: polls the health of `tables` (None: every configured table) every
     poke_interval seconds from metadata alone, in a thread, and yields an event for each table over
@@ -62,10 +85,8 @@ class TableHealthWatchTrigger(BaseEventTrigger):
     def __init__(self, tables: list[str] | None = None, poke_interval: float = 60.0,
                  min_event_interval: float = 300.0, config_path: str | None = None) -> None:
         super().__init__()
-        if poke_interval <= 0:
-            raise ValueError(f"poke_interval={poke_interval!r} must be a positive number of seconds, e.g. 60")
         self.tables = list(tables or [])
-        self.poke_interval = float(poke_interval)
+        self.poke_interval = positive_interval(poke_interval)
         self.min_event_interval = float(min_event_interval)
         self.config_path = config_path
 
@@ -80,16 +101,8 @@ class TableHealthWatchTrigger(BaseEventTrigger):
 
         watch = HealthWatch(self.tables or None, min_event_interval_s=self.min_event_interval,
                             config_path=self.config_path)
-        while True:
-            try:
-                events = await asyncio.to_thread(watch.poll)
-            except Exception as e:  # noqa: BLE001 - a watcher outlives a bad poll; the log says what to fix
-                self.log.error("health watch poll failed, retrying in %.0f s: %s: %s",
-                               self.poke_interval, type(e).__name__, e)
-                events = []
-            for event in events:
-                yield TriggerEvent(event)
-            await asyncio.sleep(self.poke_interval)
+        async for event in polled_events(watch.poll, self.poke_interval, self.log, "health watch poll"):
+            yield event
 
 
 class TableCommitWatchTrigger(BaseEventTrigger):
@@ -100,10 +113,8 @@ class TableCommitWatchTrigger(BaseEventTrigger):
 
     def __init__(self, table: str, poke_interval: float = 60.0, config_path: str | None = None) -> None:
         super().__init__()
-        if poke_interval <= 0:
-            raise ValueError(f"poke_interval={poke_interval!r} must be a positive number of seconds, e.g. 60")
         self.table = table
-        self.poke_interval = float(poke_interval)
+        self.poke_interval = positive_interval(poke_interval)
         self.config_path = config_path
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
@@ -115,13 +126,5 @@ class TableCommitWatchTrigger(BaseEventTrigger):
         from lakeops.etl.source_commits import CommitWatch
 
         watch = CommitWatch([self.table], config_path=self.config_path)
-        while True:
-            try:
-                events = await asyncio.to_thread(watch.poll)
-            except Exception as e:  # noqa: BLE001 - a watcher outlives a bad poll; the log says what to fix
-                self.log.error("commit watch of %s failed, retrying in %.0f s: %s: %s",
-                               self.table, self.poke_interval, type(e).__name__, e)
-                events = []
-            for event in events:
-                yield TriggerEvent(event)
-            await asyncio.sleep(self.poke_interval)
+        async for event in polled_events(watch.poll, self.poke_interval, self.log, f"commit watch of {self.table}"):
+            yield event
