@@ -91,7 +91,6 @@ def test_the_shorter_path_is_the_one_taken_and_a_differing_pyspark_falls_back(sp
     assert len([r for r in caplog.records if "createDataFrame" in r.getMessage()]) == 1
 
 
-
 def test_the_java_frame_is_made_once_on_first_use_and_not_for_toArrow(spark, monkeypatch):
     """Taking the rows as Arrow makes no Java frame; the first use that needs one makes it, and only that one; rows
     that do not cast as they are make it at once."""
