@@ -66,6 +66,9 @@ class Sizes:
     """append: user_activity_hourly over events; changelog: orders_gross over a merge-on-read orders table."""
     changed_share: float = 0.0
     """Changelog: rows updated or deleted per repetition (half each), as a share of the table."""
+    changed_in: str = "every_day"
+    """Changelog: where the updates and deletes fall: every_day (spread over the whole table) or newest_day (among
+    the orders of the table's newest day, as a CDC stream's updates mostly do)."""
 
 
 SCENARIOS = {
@@ -76,6 +79,7 @@ SCENARIOS = {
     "50m": Sizes(rows_per_day=1_250_000, repetitions=3),
     "10m_changelog": Sizes(repetitions=3, source="changelog", changed_share=0.01),
     "50m_changelog": Sizes(rows_per_day=1_250_000, repetitions=3, source="changelog", changed_share=0.01),
+    "10m_changelog_newest_day": Sizes(repetitions=3, source="changelog", changed_share=0.01, changed_in="newest_day"),
 }
 """Source rows over 40 day partitions, append-only or changing (changelog)."""
 QUICK = Sizes(days=4, rows_per_day=20_000, users=5_000, repetitions=1)
@@ -192,8 +196,9 @@ def _change(spark: SparkSession, config: Any, sizes: Sizes, rep: int, head: date
     from benchmarks import incremental_etl_orders as orders
 
     if sizes.source == "changelog":
+        among = sizes.rows_per_day if sizes.changed_in == "newest_day" else None
         new, changed = orders.change_orders(spark, config.qualified("orders"), next_id, sizes.new_share,
-                                            sizes.changed_share, rep, head, sizes.users)
+                                            sizes.changed_share, rep, head, sizes.users, among)
         return {"new_rows": new, "changed_rows": changed}, head + timedelta(hours=1), next_id, total_rows + new
     new_rows = int(total_rows * sizes.new_share)
     span = timedelta(hours=24 * sizes.days * sizes.new_share)
@@ -293,8 +298,9 @@ def report(result: dict[str, Any], sizes: Sizes) -> str:
     if sizes.source == "changelog":
         what = (f"`orders_gross` from a merge-on-read `orders`: {sizes.days * sizes.rows_per_day:,} orders over {sizes.days} "
                 f"day partitions, then per repetition {sizes.new_share:.0%} new orders and {sizes.changed_share:.0%} of the "
-                "orders changed (half updated, half deleted, spread over every partition; Spark UPDATE/DELETE writing "
-                "delete files); ")
+                "orders changed (half updated, half deleted, "
+                + ("among the orders of the newest day" if sizes.changed_in == "newest_day" else "spread over every partition")
+                + "; Spark UPDATE/DELETE writing delete files); ")
     else:
         what = (f"`user_activity_hourly` from `events`: {sizes.days * sizes.rows_per_day:,} events over {sizes.days} day "
                 f"partitions ({sizes.users:,} users, sessions of 8 events), then per repetition {sizes.new_share:.0%} new "

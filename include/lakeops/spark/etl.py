@@ -4,9 +4,10 @@ module only executes them, the same way for every model.
 
 An incremental run: each source's changes since its watermark (lakeops.spark.etl_changes) give the affected
 values of the model's recompute columns (through the source's key expressions); the sources are read only for
-those values (and, when the partition column is one of them, only inside the touched periods, which Iceberg
-prunes with); the model's rows for them replace the downstream rows of those values in one MERGE on the key,
-which deletes the rows the recompute no longer yields."""
+those values (and, when the partition column is one of them, only inside the touched periods; for the other
+recompute columns, only inside value ranges covering the affected values (lakeops.etl.key_ranges): both are
+conditions Iceberg prunes files with); the model's rows for them replace the downstream rows of those values in
+one MERGE on the key, which deletes the rows the recompute no longer yields."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from lakeops.config import LakeopsConfig
 from lakeops.config.models import ModelConfig
 from lakeops.etl.diff_files import DiffFiles, diff_files
+from lakeops.etl.key_ranges import covering_ranges, range_condition
 from lakeops.etl.plan import EtlPlan, SourceRange, day_bounds, full_is_cheaper, period_spans, span_condition
 from lakeops.etl.state import keys_written
 from lakeops.ingest.ddl import create_table_sql
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyiceberg.catalog import Catalog
     from pyspark.sql import Column, DataFrame, SparkSession
-    from pyspark.sql.types import DataType
+    from pyspark.sql.types import DataType, StructType
 
 log = logging.getLogger(__name__)
 DELETED = "_lakeops_deleted"
@@ -251,6 +253,7 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
         return None
     affected = spark.createDataFrame(held, schema=schema)
     spans = period_spans(values, model.partition_grain) if partition is not None else []
+    covered = _key_ranges(model, held, schema, skip=model.partition_column if spans else None)
     inputs = {}
     for name, r in ranges.items():
         column = model.source(name).time_column
@@ -261,6 +264,10 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
         else:
             frame = _at(spark, config, r)
             frame = frame.where(F.expr(span_condition(column, spans))) if spans and column else frame
+        for recompute, covering in covered.items():
+            expression = model.key_expressions(name)[recompute]
+            if expression in frame.columns:  # a plain column of the source, whose file bounds Iceberg prunes with
+                frame = frame.where(F.expr(range_condition(_quoted(expression), covering)))
         keyed = frame.select("*", *_key_columns(model, name))
         inputs[name] = keyed.join(F.broadcast(affected), key_names, "left_semi").drop(*key_names)
     rows = model_rows(spark, model, inputs)
@@ -268,6 +275,8 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
 
     def target() -> DataFrame:
         downstream = spark.table(target_name)
+        for recompute, covering in covered.items():
+            downstream = downstream.where(F.expr(range_condition(_quoted(recompute), covering)))
         return downstream.where(F.expr(span_condition(model.partition_column, spans))) if spans else downstream
 
     source, cached = _merge_source(model, target, affected.toDF(*model.recompute_columns), rows)
@@ -275,6 +284,8 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     on = " AND ".join(f"t.{k} = s.{k}" for k in model.key)
     if spans:
         on += f" AND ({span_condition('t.' + model.partition_column, spans)})"
+    # Only a key column's ranges may narrow the match: a recomputed row and the downstream row it replaces agree on it.
+    on += "".join(f" AND {range_condition('t.' + c, covering)}" for c, covering in covered.items() if c in model.key)
     sql = (f"MERGE INTO {target_name} t USING {{source}} s ON {on} "
            f"WHEN MATCHED AND s.{DELETED} THEN DELETE "
            f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in columns)} "
@@ -285,6 +296,23 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     # No partition predicate in the ON clause: Spark's group filter keeps the rewrite to the files holding
     # an affected key, and reads the source twice, so the source is computed once here.
     return _Merge(source.localCheckpoint(), sql, cached, tuple(staged))
+
+
+def _key_ranges(model: ModelConfig, held: pa.Table, schema: StructType, skip: str | None) -> dict[str, list[tuple[Any, Any]]]:
+    """Recompute column -> ranges covering its affected values (lakeops.etl.key_ranges), for each column but `skip`
+    (the partition column, when the touched periods confine the run already) whose type Iceberg prunes by."""
+    from pyspark.sql.types import DateType, DecimalType, IntegralType, StringType, TimestampType
+
+    found = {}
+    for i, column in enumerate(model.recompute_columns):
+        data_type = schema[f"_lakeops_k{i}"].dataType
+        if column != skip and isinstance(data_type, (IntegralType, DecimalType, DateType, TimestampType, StringType)):
+            found[column] = covering_ranges(distinct_values(held.column(f"_lakeops_k{i}"), data_type))
+    return found
+
+
+def _quoted(column: str) -> str:
+    return "`" + column.replace("`", "``") + "`"
 
 
 def _merge_source(model: ModelConfig, target: Callable[[], DataFrame], by_value: DataFrame, rows: DataFrame

@@ -17,6 +17,7 @@ FROM (SELECT ad_id, date_trunc('day', ts) AS day, count(1) AS impressions FROM i
 LEFT JOIN (SELECT ad_id, date_trunc('day', ts) AS day, count(1) AS clicks FROM clicks GROUP BY 1, 2) c
   ON i.ad_id = c.ad_id AND i.day = c.day
 """
+ITEMS_CURRENT_SQL = "SELECT id, grp, v * 2 AS doubled, ts FROM items WHERE v >= 0\n"
 HITS = {"columns": {"ad_id": "bigint not null", "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}
 DAY_KEY = {"day": "date_trunc('day', ts)"}
 TABLES = {
@@ -24,6 +25,8 @@ TABLES = {
                                                            "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}},
     "lakeops.items_by_group": {"create": {"columns": {"grp": "bigint", "day": "timestamp", "n": "bigint",
                                                       "total": "bigint", "top": "bigint"}, "partition_by": ["day(day)"]}},
+    "lakeops.items_current": {"create": {"columns": {"id": "bigint not null", "grp": "bigint", "doubled": "bigint",
+                                                     "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}},
     "lakeops.impressions": {"create": HITS},
     "lakeops.clicks": {"create": HITS},
     "lakeops.ad_day": {"create": {"columns": {"ad_id": "bigint not null", "day": "timestamp not null",
@@ -32,6 +35,8 @@ TABLES = {
 MODELS = {
     "items_by_group": {"sql": "items_by_group.sql", "key": ["grp", "day"], "partition_column": "day",
                        "sources": {"items": {"kind": "changelog", "time_column": "ts", "keys": DAY_KEY}}},
+    "items_current": {"sql": "items_current.sql", "key": ["id"], "partition_column": "ts",
+                      "sources": {"items": {"kind": "changelog", "time_column": "ts"}}},
     "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day",
                "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
                            "clicks": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
@@ -44,6 +49,7 @@ def user_models_config(spark, base: Path, full_recompute_share: float = 0):
     however much of their small source a change touches)."""
     (base / "items_by_group.sql").write_text(ITEMS_SQL)
     (base / "ad_day.sql").write_text(AD_DAY_SQL)
+    (base / "items_current.sql").write_text(ITEMS_CURRENT_SQL)
     models = {**MODELS, "items_by_group": {**MODELS["items_by_group"], "full_recompute_share": full_recompute_share}}
     path = base / "lakeops.yaml"
     path.write_text(yaml.safe_dump(config_data(base, TABLES, models), sort_keys=False))
