@@ -9,6 +9,8 @@ the affected values stays, so it changes which files are opened, never the resul
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Iterable
 from datetime import date, datetime
 from decimal import Decimal
@@ -36,8 +38,9 @@ def covering_ranges(values: Iterable[Any], limit: int = MAX_RANGES) -> list[tupl
     if isinstance(ordered[0], str):
         size = -(-len(ordered) // limit)
         return [(ordered[i], ordered[min(i + size, len(ordered)) - 1]) for i in range(0, len(ordered), size)]
-    widest = sorted(range(1, len(ordered)), key=lambda i: ordered[i] - ordered[i - 1], reverse=True)[:limit - 1]
-    starts = [0, *sorted(widest)]
+    gaps = [b - a for a, b in itertools.pairwise(ordered)]  # gaps[i] lies before ordered[i + 1]
+    widest = heapq.nlargest(limit - 1, range(len(gaps)), key=gaps.__getitem__)
+    starts = [0, *sorted(i + 1 for i in widest)]
     ends = [*starts[1:], len(ordered)]
     return [(ordered[s], ordered[e - 1]) for s, e in zip(starts, ends, strict=True)]
 
