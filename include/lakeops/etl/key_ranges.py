@@ -16,6 +16,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from lakeops.sql_literals import literal
+
 MAX_RANGES = 32
 """Ranges per column at most: the condition stays small for Spark's planning and Iceberg's per-file evaluation,
 and the widest gaps between affected values are the ones left out."""
@@ -46,20 +48,17 @@ def covering_ranges(values: Iterable[Any], limit: int = MAX_RANGES) -> list[tupl
 
 
 def sql_literal(value: Any) -> str:
-    """A Spark SQL literal of the value. A timestamp (a naive local datetime, as PySpark returns them) is written as
-    epoch microseconds, so it means the same instant whatever the session's time zone."""
-    if isinstance(value, bool) or not rangeable(value):
+    """A Spark SQL literal of the value (lakeops.sql_literals, but for two types): a timestamp (a naive local
+    datetime, as PySpark returns them) is written as epoch microseconds, so it means the same instant whatever the
+    session's time zone, and a decimal as a decimal literal, which Spark compares with a decimal column as is."""
+    if not rangeable(value):
         raise ValueError(f"{value!r} ({type(value).__name__}) has no range literal; only "
                          "integers, decimals, dates, timestamps and strings do")
     if isinstance(value, datetime):
         return f"TIMESTAMP_MICROS({round(value.timestamp() * 1_000_000)})"
-    if isinstance(value, date):
-        return f"DATE '{value.isoformat()}'"
     if isinstance(value, Decimal):
         return f"{value:f}BD"
-    if isinstance(value, str):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return str(value)
+    return literal(value)
 
 
 def range_condition(column: str, ranges: list[tuple[Any, Any]]) -> str:

@@ -254,6 +254,9 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     affected = spark.createDataFrame(held, schema=schema)
     spans = period_spans(values, model.partition_grain) if partition is not None else []
     covered = _key_ranges(model, held, schema, skip=model.partition_column if spans else None)
+    log.info("%s: %d affected values; reads confined to %s", model.name, held.num_rows, "; ".join(
+        [f"{len(spans)} span(s) of {model.partition_column}"] * bool(spans)
+        + [f"{len(c)} range(s) of {name} from {c[0][0]} to {c[-1][1]}" for name, c in covered.items() if c]) or "no range")
     inputs = {}
     for name, r in ranges.items():
         column = model.source(name).time_column
