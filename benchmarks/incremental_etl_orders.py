@@ -56,15 +56,15 @@ def create_orders(spark: SparkSession, table: str, days: int, rows_per_day: int,
 def change_orders(spark: SparkSession, table: str, total: int, new_share: float, changed_share: float, rep: int,
                   head: datetime, users: int, among: int | None = None) -> tuple[int, int]:
     """One repetition's changes: new orders (share new_share of total, created after head), then updates and
-    deletes of existing orders, each half of changed_share of total, spread over the whole table or, with `among`,
-    over the newest `among` of the first `total` orders (every n-th id, shifted per repetition). Returns
-    (new rows, changed rows)."""
+    deletes of the first `total` orders (those the benchmark built), each half of changed_share of total, spread
+    over all of them or, with `among`, over the newest `among` of them (every n-th id, shifted per repetition).
+    Returns (new rows, changed rows)."""
     new = int(total * new_share)
     orders_frame(spark, total + rep * new, new, head, head + timedelta(hours=1), users, seed=5000 + rep
                  ).writeTo(table).append()
     pool = among or total
     step = max(2, round(2 * pool / (changed_share * total)))  # one id in `step` updated and one deleted
-    within = f"order_id >= {total - pool} AND order_id < {total} AND " if among else ""
+    within = f"order_id >= {total - pool} AND order_id < {total} AND "  # never the orders new since the build
     spark.sql(f"UPDATE {table} SET status = 'paid', amount = amount + 1 WHERE {within}order_id % {step} = {(2 * rep) % step}")
     spark.sql(f"DELETE FROM {table} WHERE {within}order_id % {step} = {(2 * rep + 1) % step}")
     return new, 2 * (pool // step)

@@ -104,3 +104,31 @@ def test_a_measurement_counts_each_snapshot_range_read_which_reports_no_bytes(sp
     assert cost.scanned_files == files  # the plain read's files; the range reads report none
     cost, _ = measure_scans(spark, lambda: spark.table(table).collect())
     assert cost.range_reads == 0 and cost.scanned_files == files
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("among", [None, 100])
+def test_the_changelog_changes_are_the_share_stated_and_where_stated(spark, tmp_path, among):
+    """change_orders updates and deletes changed_share of the orders in all, half each, spread over the whole table
+    or, with `among`, only among the newest `among` orders; and reports what it did."""
+    from benchmarks.incremental_etl_orders import change_orders, create_orders
+    from tests.conftest import register_catalog
+
+    config = bench_config(tmp_path, {})
+    register_catalog(spark, config)
+    table = f"{config.catalog.name}.lakeops.orders"
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.lakeops")
+    spark.sql(f"CREATE TABLE {table} (order_id bigint, user_id bigint, status string, amount decimal(12, 2), "
+              "currency string, created_at timestamp, updated_at timestamp) USING iceberg")
+    create_orders(spark, table, days=4, rows_per_day=100, users=10, start=datetime(2026, 10, 1))
+
+    new, changed = change_orders(spark, table, 400, 0.01, 0.05, rep=0, head=datetime(2026, 10, 5), users=10, among=among)
+    rows = spark.table(table).collect()
+    updated = [r.order_id for r in rows if r.status == "paid"]
+    deleted = sorted(set(range(400)) - {r.order_id for r in rows})
+    assert (new, changed) == (4, 20) == (sum(r.order_id >= 400 for r in rows), len(updated) + len(deleted))
+    assert len(updated) == len(deleted) == 10
+    if among:
+        assert min(updated + deleted) >= 300
+    else:
+        assert min(updated + deleted) < 100 and max(updated + deleted) >= 300
