@@ -30,6 +30,7 @@ from lakeops.spark.etl_changes import CHANGE_TYPE, ChangedFiles, appended, chang
 from lakeops.spark.etl_commit import commit_once
 from lakeops.spark.etl_model import model_rows
 from lakeops.spark.scan_tasks import StagedReads, java_table
+from lakeops.tables.identifier import quote
 from lakeops.watermark import watermark_fact_properties
 
 if TYPE_CHECKING:
@@ -254,9 +255,10 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     affected = spark.createDataFrame(held, schema=schema)
     spans = period_spans(values, model.partition_grain) if partition is not None else []
     covered = _key_ranges(model, held, schema, skip=model.partition_column if spans else None)
-    log.info("%s: %d affected values; reads confined to %s", model.name, held.num_rows, "; ".join(
-        [f"{len(spans)} span(s) of {model.partition_column}"] * bool(spans)
-        + [f"{len(c)} range(s) of {name} from {c[0][0]} to {c[-1][1]}" for name, c in covered.items() if c]) or "no range")
+    confined = [f"{len(c)} range(s) of {column} from {c[0][0]} to {c[-1][1]}" for column, c in covered.items() if c]
+    if spans:
+        confined.insert(0, f"{len(spans)} span(s) of {model.partition_column}")
+    log.info("%s: %d affected values; reads confined to %s", model.name, held.num_rows, "; ".join(confined) or "no range")
     inputs = {}
     for name, r in ranges.items():
         column = model.source(name).time_column
@@ -267,10 +269,11 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
         else:
             frame = _at(spark, config, r)
             frame = frame.where(F.expr(span_condition(column, spans))) if spans and column else frame
+        expressions = model.key_expressions(name)
         for recompute, covering in covered.items():
-            expression = model.key_expressions(name)[recompute]
+            expression = expressions[recompute]
             if expression in frame.columns:  # a plain column of the source, whose file bounds Iceberg prunes with
-                frame = frame.where(F.expr(range_condition(_quoted(expression), covering)))
+                frame = frame.where(F.expr(range_condition(quote(expression), covering)))
         keyed = frame.select("*", *_key_columns(model, name))
         inputs[name] = keyed.join(F.broadcast(affected), key_names, "left_semi").drop(*key_names)
     rows = model_rows(spark, model, inputs)
@@ -279,7 +282,7 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     def target() -> DataFrame:
         downstream = spark.table(target_name)
         for recompute, covering in covered.items():
-            downstream = downstream.where(F.expr(range_condition(_quoted(recompute), covering)))
+            downstream = downstream.where(F.expr(range_condition(quote(recompute), covering)))
         return downstream.where(F.expr(span_condition(model.partition_column, spans))) if spans else downstream
 
     source, cached = _merge_source(model, target, affected.toDF(*model.recompute_columns), rows)
@@ -312,10 +315,6 @@ def _key_ranges(model: ModelConfig, held: pa.Table, schema: StructType, skip: st
         if column != skip and isinstance(data_type, (IntegralType, DecimalType, DateType, TimestampType, StringType)):
             found[column] = covering_ranges(distinct_values(held.column(f"_lakeops_k{i}"), data_type))
     return found
-
-
-def _quoted(column: str) -> str:
-    return "`" + column.replace("`", "``") + "`"
 
 
 def _merge_source(model: ModelConfig, target: Callable[[], DataFrame], by_value: DataFrame, rows: DataFrame
