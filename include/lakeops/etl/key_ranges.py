@@ -61,10 +61,11 @@ def sql_literal(value: Any) -> str:
     return literal(value)
 
 
-def range_condition(column: str, ranges: list[tuple[Any, Any]]) -> str:
-    """SQL: `column` lies in one of the ranges (FALSE for none)."""
-    if not ranges:
-        return "FALSE"
+def range_condition(column: str, ranges: list[tuple[Any, Any]], nulls: bool = False) -> str:
+    """SQL: `column` lies in one of the ranges, or with `nulls` is NULL (a NULL among the affected values is a value
+    like any other; Iceberg prunes `IS NULL` by each file's null count). FALSE for no range and no null."""
     parts = [f"{column} = {sql_literal(low)}" if low == high
              else f"({column} >= {sql_literal(low)} AND {column} <= {sql_literal(high)})" for low, high in ranges]
-    return "(" + " OR ".join(parts) + ")"
+    if nulls:
+        parts.append(f"{column} IS NULL")
+    return "(" + " OR ".join(parts) + ")" if parts else "FALSE"

@@ -245,17 +245,22 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     # The affected values go to the driver in one action: the broadcasts below would gather them there anyway,
     # and held as a local relation they are broadcast (and their periods found) without another Spark job.
     held, schema = distinct.toArrow(), distinct.schema
-    partition = model.recompute_columns.index(model.partition_column) if model.span_pruning else None
-    values: list[datetime] = [] if partition is None else distinct_values(
-        held.column(key_names[partition]), schema[key_names[partition]].dataType)
-    if (not values) if partition is not None else not held.num_rows:
+    if not held.num_rows:
         for reads in staged:
             reads.release()
         return None
+    # A NULL among the affected values is a value like any other: every match below is null-safe, and a range
+    # condition keeps the rows where its column is NULL. A NULL period has no span: such a run reads every period.
+    nulls = {column for column, name in zip(model.recompute_columns, key_names, strict=True) if held.column(name).null_count}
+    partition = model.recompute_columns.index(model.partition_column) \
+        if model.span_pruning and model.partition_column not in nulls else None
+    values: list[datetime] = [] if partition is None else distinct_values(
+        held.column(key_names[partition]), schema[key_names[partition]].dataType)
     affected = spark.createDataFrame(held, schema=schema)
     spans = period_spans(values, model.partition_grain) if partition is not None else []
     covered = _key_ranges(model, held, schema, skip=model.partition_column if spans else None)
     confined = [f"{len(c)} range(s) of {column} from {c[0][0]} to {c[-1][1]}" for column, c in covered.items() if c]
+    confined += [f"NULL {column}" for column in sorted(nulls)]
     if spans:
         confined.insert(0, f"{len(spans)} span(s) of {model.partition_column}")
     log.info("%s: %d affected values; reads confined to %s", model.name, held.num_rows, "; ".join(confined) or "no range")
@@ -273,25 +278,25 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
         for recompute, covering in covered.items():
             expression = expressions[recompute]
             if expression in frame.columns:  # a plain column of the source, whose file bounds Iceberg prunes with
-                frame = frame.where(F.expr(range_condition(quote(expression), covering)))
+                frame = frame.where(F.expr(range_condition(quote(expression), covering, recompute in nulls)))
         keyed = frame.select("*", *_key_columns(model, name))
-        inputs[name] = keyed.join(F.broadcast(affected), key_names, "left_semi").drop(*key_names)
+        inputs[name] = _semi_join(keyed, F.broadcast(affected), key_names).drop(*key_names)
     rows = model_rows(spark, model, inputs)
     target_name = config.qualified(model.table_name)
 
     def target() -> DataFrame:
         downstream = spark.table(target_name)
         for recompute, covering in covered.items():
-            downstream = downstream.where(F.expr(range_condition(quote(recompute), covering)))
+            downstream = downstream.where(F.expr(range_condition(quote(recompute), covering, recompute in nulls)))
         return downstream.where(F.expr(span_condition(model.partition_column, spans))) if spans else downstream
 
     source, cached = _merge_source(model, target, affected.toDF(*model.recompute_columns), rows)
     columns = rows.columns
-    on = " AND ".join(f"t.{k} = s.{k}" for k in model.key)
+    on = " AND ".join(f"t.{k} <=> s.{k}" for k in model.key)
     if spans:
         on += f" AND ({span_condition('t.' + model.partition_column, spans)})"
     # Only a key column's ranges may narrow the match: a recomputed row and the downstream row it replaces agree on it.
-    on += "".join(f" AND {range_condition('t.' + c, covering)}" for c, covering in covered.items() if c in model.key)
+    on += "".join(f" AND {range_condition('t.' + c, covering, c in nulls)}" for c, covering in covered.items() if c in model.key)
     sql = (f"MERGE INTO {target_name} t USING {{source}} s ON {on} "
            f"WHEN MATCHED AND s.{DELETED} THEN DELETE "
            f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in columns)} "
@@ -329,14 +334,33 @@ def _merge_source(model: ModelConfig, target: Callable[[], DataFrame], by_value:
 
     key = list(model.key)
     if set(model.recompute_columns) == set(key):
-        present = "_lakeops_present"
-        joined = rows.withColumn(present, F.lit(True)).join(by_value.select(*key), key, "full_outer")
-        return joined.withColumn(DELETED, F.col(present).isNull()).drop(present), ()
+        present, keys = "_lakeops_present", [f"_lakeops_a{i}" for i in range(len(key))]
+        recomputed, affected = rows.withColumn(present, F.lit(True)), by_value.select(*key).toDF(*keys)
+        joined = recomputed.join(affected, [recomputed[k].eqNullSafe(affected[a]) for k, a in zip(key, keys, strict=True)],
+                                 "full_outer")
+        by_name = dict(zip(key, keys, strict=True))
+        merged = joined.select(*[F.coalesce(recomputed[c], affected[by_name[c]]).alias(c) if c in by_name else recomputed[c]
+                                 for c in rows.columns], F.col(present).isNull().alias(DELETED))
+        return merged, ()
     rows = rows.cache()
-    gone = (target().join(by_value, list(model.recompute_columns), "left_semi").select(*key)
-            .join(rows.select(*key), key, "left_anti"))
+    gone = _anti_join(_semi_join(target(), by_value, list(model.recompute_columns)).select(*key), rows.select(*key), key)
     return rows.withColumn(DELETED, F.lit(False)).unionByName(gone.withColumn(DELETED, F.lit(True)),
                                                               allowMissingColumns=True), (rows,)
+
+
+def _null_safe(left: DataFrame, right: DataFrame, columns: list[str]) -> Column:
+    """left.c <=> right.c for each column: NULL matches NULL, as a grouping does (a `USING` join never matches it)."""
+    return functools.reduce(operator.and_, [left[c].eqNullSafe(right[c]) for c in columns])
+
+
+def _semi_join(left: DataFrame, right: DataFrame, columns: list[str]) -> DataFrame:
+    """left's rows whose values of `columns` are among right's, NULL included."""
+    return left.join(right, _null_safe(left, right, columns), "left_semi")
+
+
+def _anti_join(left: DataFrame, right: DataFrame, columns: list[str]) -> DataFrame:
+    """left's rows whose values of `columns` are not among right's, NULL included."""
+    return left.join(right, _null_safe(left, right, columns), "left_anti")
 
 
 def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: EtlPlan) -> EtlResult:

@@ -36,7 +36,9 @@ def seed_events(spark, config, rows):
 
 
 def sorted_rows(df, key):
-    return sorted(tuple(tuple(sorted(v.items())) if isinstance(v, dict) else v for v in row) for row in df.select(*key).collect())
+    """The rows as tuples (a map as its sorted items), sorted with NULLs first."""
+    rows = [tuple(tuple(sorted(v.items())) if isinstance(v, dict) else v for v in row) for row in df.select(*key).collect()]
+    return sorted(rows, key=lambda row: tuple((v is not None, v) for v in row))
 
 
 ACTIVITY = ["user_id", "hour", "events", "events_by_type", "sessions", "first_event_time", "last_event_time"]

@@ -41,18 +41,18 @@ def _ts(day: int, hour: int = 0) -> datetime:
     return datetime(2026, 11, day, hour)
 
 
-# One commit of the random history: (kind, ids, group, day).
+# One commit of the random history: (kind, ids, group or None, day).
 commits = st.tuples(st.sampled_from(["insert", "update", "delete", "compact"]),
                     st.lists(st.integers(0, 11), min_size=1, max_size=4, unique=True),
-                    st.integers(0, 2), st.integers(1, 2))
+                    st.one_of(st.none(), st.integers(0, 2)), st.integers(1, 2))
 
 
 @settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
 @given(version=st.sampled_from([2, 3]), history=st.lists(st.lists(commits, min_size=1, max_size=3), min_size=2, max_size=3))
 def test_changelog_model_equals_a_recompute_after_every_run(spark, tmp_path_factory, version, history):
     """Format 2 writes position delete files, format 3 deletion vectors; ids repeat across the commits of a
-    run's range (several changes of one key, deletes of rows added in the same range), and a compaction may
-    fall between runs."""
+    run's range (several changes of one key, deletes of rows added in the same range), a group may be NULL, and a
+    compaction may fall between runs."""
     config, _ = user_models_config(spark, tmp_path_factory.mktemp(f"changes{next(_examples)}"))
     create_tables(spark, config, "items")
     items = config.qualified("items")
@@ -61,8 +61,8 @@ def test_changelog_model_equals_a_recompute_after_every_run(spark, tmp_path_fact
               "(101, 1, 2, TIMESTAMP '2026-11-02 06:00:00')")
     assert _run(spark, config, "items_by_group").mode == "full"
     for commits_of_run in history:
-        for kind, ids, group, day in commits_of_run:
-            in_ids = ", ".join(map(str, ids))
+        for kind, ids, grp, day in commits_of_run:
+            in_ids, group = ", ".join(map(str, ids)), "NULL" if grp is None else grp
             if kind == "insert":
                 present = {r.id for r in spark.table(items).where(f"id IN ({in_ids})").collect()}
                 values = ", ".join(f"({i}, {group}, {i}, TIMESTAMP '2026-11-0{day} 0{i % 10}:00:00')"
@@ -179,6 +179,37 @@ def test_a_changelog_model_keyed_on_growing_ids_reads_only_the_files_holding_the
     spark.sql(f"UPDATE {items} SET v = v + 1 WHERE id IN (15, 55, 95)")
     assert _run(spark, config, "items_current").mode == "incremental"
     assert _equal_to_scratch(spark, config, "items_current")
+
+
+def test_null_recompute_values_are_recomputed_like_any_other(spark, tmp_path):
+    """A NULL group, visitor or day among the affected values: the rows of that NULL are recomputed and replace the
+    downstream rows of that NULL (a plain `=` never matches it), through a model recomputed by its key, one recomputed
+    by another column, and an append model whose NULL day has no span to confine its reads to."""
+    config, _ = user_models_config(spark, tmp_path)
+    create_tables(spark, config, "items", "visits")
+    items, visits = config.qualified("items"), config.qualified("visits")
+    spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='2', {MOR})")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (1, NULL, 1, TIMESTAMP '2026-11-01 05:00:00'), "
+              "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), (3, NULL, 4, TIMESTAMP '2026-11-02 07:00:00')")
+    spark.sql(f"INSERT INTO {visits} VALUES (NULL, TIMESTAMP '2026-11-01 05:00:00'), (7, NULL), "
+              "(8, TIMESTAMP '2026-11-02 01:00:00')")
+    models = ("items_by_group", "items_in_group", "visits_by_day")
+    assert [_run(spark, config, m).mode for m in models] == ["full"] * 3
+
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (4, NULL, 8, TIMESTAMP '2026-11-01 09:00:00')")
+    spark.sql(f"UPDATE {items} SET v = 16 WHERE id = 1")
+    spark.sql(f"INSERT INTO {visits} VALUES (NULL, TIMESTAMP '2026-11-01 06:00:00'), (7, NULL), (NULL, NULL)")
+    for model in models:
+        result = _run(spark, config, model)
+        assert (result.mode, result.status) == ("incremental", "committed"), result
+        assert _equal_to_scratch(spark, config, model), model
+    by_group = spark.table(config.qualified("items_by_group")).where("grp IS NULL").orderBy("day").collect()
+    assert [(r.n, r.total, r.top) for r in by_group] == [(2, 24, 4), (1, 4, 3)]
+    in_group = spark.table(config.qualified("items_in_group")).where("grp IS NULL").collect()
+    assert sorted((r.id, r.group_total) for r in in_group) == [(1, 28), (3, 28), (4, 28)]
+    by_day = spark.table(config.qualified("visits_by_day"))
+    assert sorted((r.visitor or 0, str(r.day), r.n) for r in by_day.collect()) == [
+        (0, "2026-11-01 00:00:00", 2), (0, "None", 1), (7, "None", 2), (8, "2026-11-02 00:00:00", 1)]
 
 
 def test_changelog_model_follows_equality_deletes(spark, tmp_path):

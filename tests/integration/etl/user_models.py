@@ -18,6 +18,8 @@ LEFT JOIN (SELECT ad_id, date_trunc('day', ts) AS day, count(1) AS clicks FROM c
   ON i.ad_id = c.ad_id AND i.day = c.day
 """
 ITEMS_CURRENT_SQL = "SELECT id, grp, v * 2 AS doubled, ts FROM items WHERE v >= 0\n"
+ITEMS_IN_GROUP_SQL = "SELECT id, grp, v, ts, sum(v) OVER (PARTITION BY grp) AS group_total FROM items\n"
+VISITS_SQL = "SELECT visitor, date_trunc('day', ts) AS day, count(1) AS n FROM visits GROUP BY 1, 2\n"
 HITS = {"columns": {"ad_id": "bigint not null", "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}
 DAY_KEY = {"day": "date_trunc('day', ts)"}
 TABLES = {
@@ -27,6 +29,12 @@ TABLES = {
                                                       "total": "bigint", "top": "bigint"}, "partition_by": ["day(day)"]}},
     "lakeops.items_current": {"create": {"columns": {"id": "bigint not null", "grp": "bigint", "doubled": "bigint",
                                                      "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}},
+    "lakeops.items_in_group": {"create": {"columns": {"id": "bigint not null", "grp": "bigint", "v": "bigint",
+                                                      "ts": "timestamp not null", "group_total": "bigint"},
+                                          "partition_by": ["day(ts)"]}},
+    "lakeops.visits": {"create": {"columns": {"visitor": "bigint", "ts": "timestamp"}, "partition_by": ["day(ts)"]}},
+    "lakeops.visits_by_day": {"create": {"columns": {"visitor": "bigint", "day": "timestamp", "n": "bigint"},
+                                         "partition_by": ["day(day)"]}},
     "lakeops.impressions": {"create": HITS},
     "lakeops.clicks": {"create": HITS},
     "lakeops.ad_day": {"create": {"columns": {"ad_id": "bigint not null", "day": "timestamp not null",
@@ -37,6 +45,12 @@ MODELS = {
                        "sources": {"items": {"kind": "changelog", "time_column": "ts", "keys": DAY_KEY}}},
     "items_current": {"sql": "items_current.sql", "key": ["id"], "partition_column": "ts",
                       "sources": {"items": {"kind": "changelog", "time_column": "ts"}}},
+    # Each item with its group's total: a change of one item recomputes its group's items (recompute_by is not the key).
+    "items_in_group": {"sql": "items_in_group.sql", "key": ["id"], "recompute_by": ["grp"], "partition_column": "ts",
+                       "full_recompute_share": 0,
+                       "sources": {"items": {"kind": "changelog", "time_column": "ts"}}},
+    "visits_by_day": {"sql": "visits_by_day.sql", "key": ["visitor", "day"], "partition_column": "day",
+                      "sources": {"visits": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
     "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day",
                "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
                            "clicks": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
@@ -50,6 +64,8 @@ def user_models_config(spark, base: Path, full_recompute_share: float = 0):
     (base / "items_by_group.sql").write_text(ITEMS_SQL)
     (base / "ad_day.sql").write_text(AD_DAY_SQL)
     (base / "items_current.sql").write_text(ITEMS_CURRENT_SQL)
+    (base / "items_in_group.sql").write_text(ITEMS_IN_GROUP_SQL)
+    (base / "visits_by_day.sql").write_text(VISITS_SQL)
     models = {**MODELS, "items_by_group": {**MODELS["items_by_group"], "full_recompute_share": full_recompute_share}}
     path = base / "lakeops.yaml"
     path.write_text(yaml.safe_dump(config_data(base, TABLES, models), sort_keys=False))

@@ -58,3 +58,8 @@ def test_booleans_and_floats_have_no_ranges():
 def test_the_condition_names_points_and_ranges():
     assert range_condition("t.id", [(3, 3), (10, 20)]) == "(t.id = 3 OR (t.id >= 10 AND t.id <= 20))"
     assert range_condition("id", []) == "FALSE"
+
+
+def test_a_null_among_the_values_keeps_the_rows_where_the_column_is_null():
+    assert range_condition("t.grp", [(3, 3)], nulls=True) == "(t.grp = 3 OR t.grp IS NULL)"
+    assert range_condition("grp", [], nulls=True) == "(grp IS NULL)"
