@@ -267,13 +267,10 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     inputs = {}
     for name, r in ranges.items():
         column = model.source(name).time_column
-        if name in appends:  # an append-only source: what was there at the watermark, and the appended rows
-            frame = _at(spark, config, r, r.start_snapshot_id)
-            frame = frame.where(F.expr(span_condition(column, spans))) if spans and column else frame
-            frame = frame.unionByName(appends[name])
-        else:
-            frame = _at(spark, config, r)
-            frame = frame.where(F.expr(span_condition(column, spans))) if spans and column else frame
+        # At the range's end, under the schema the source has there. An append source's rows there are those at the
+        # watermark plus the appended ones; a column added since is NULL in the older rows, as in a full recompute.
+        frame = _at(spark, config, r)
+        frame = frame.where(F.expr(span_condition(column, spans))) if spans and column else frame
         expressions = model.key_expressions(name)
         for recompute, covering in covered.items():
             expression = expressions[recompute]

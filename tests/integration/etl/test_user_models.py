@@ -212,6 +212,34 @@ def test_null_recompute_values_are_recomputed_like_any_other(spark, tmp_path):
         (0, "2026-11-01 00:00:00", 2), (0, "None", 1), (7, "None", 2), (8, "2026-11-02 00:00:00", 1)]
 
 
+def test_a_column_added_to_the_sources_since_the_watermark(spark, tmp_path):
+    """A source that gained a column between two runs (schema evolution by its writer): the changelog model's diff
+    and the append model's read of the touched periods take the older rows under the new schema, and each run stays
+    incremental and equals its recompute. The append run used to fail on a UNION of the two schemas."""
+    config, _ = user_models_config(spark, tmp_path)
+    create_tables(spark, config, "items", "visits")
+    items, visits = config.qualified("items"), config.qualified("visits")
+    spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='2', {MOR})")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (1, 1, 1, TIMESTAMP '2026-11-01 05:00:00'), "
+              "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), (3, 2, 4, TIMESTAMP '2026-11-02 07:00:00')")
+    spark.sql(f"INSERT INTO {visits} VALUES (1, TIMESTAMP '2026-11-01 05:00:00'), (8, TIMESTAMP '2026-11-02 01:00:00')")
+    models = ("items_by_group", "visits_by_day")
+    assert [_run(spark, config, m).mode for m in models] == ["full"] * 2
+
+    spark.sql(f"ALTER TABLE {items} ADD COLUMN note string")
+    spark.sql(f"ALTER TABLE {visits} ADD COLUMN page string")
+    spark.sql(f"UPDATE {items} SET v = 16, note = 'x' WHERE id = 1")
+    spark.sql(f"INSERT INTO {items} VALUES (4, 2, 8, TIMESTAMP '2026-11-01 09:00:00', 'y')")
+    spark.sql(f"INSERT INTO {visits} VALUES (1, TIMESTAMP '2026-11-01 06:00:00', '/a'), "
+              "(9, TIMESTAMP '2026-11-03 06:00:00', '/b')")
+    for model in models:
+        result = _run(spark, config, model)
+        assert (result.mode, result.status) == ("incremental", "committed"), result
+        assert _equal_to_scratch(spark, config, model), model
+    by_day = spark.table(config.qualified("visits_by_day")).where("visitor = 1").collect()
+    assert [(str(r.day), r.n) for r in by_day] == [("2026-11-01 00:00:00", 2)]
+
+
 def test_changelog_model_follows_equality_deletes(spark, tmp_path):
     """Equality delete files (Flink's and Kafka Connect's upserts write them; committed here through Iceberg's
     Java API) in a run's range, beside position deletes, and an id deleted by equality then inserted again
