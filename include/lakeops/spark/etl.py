@@ -277,7 +277,8 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
             if expression in frame.columns:  # a plain column of the source, whose file bounds Iceberg prunes with
                 frame = frame.where(F.expr(range_condition(quote(expression), covering, recompute in nulls)))
         keyed = frame.select("*", *_key_columns(model, name))
-        inputs[name] = _semi_join(keyed, F.broadcast(affected), key_names).drop(*key_names)
+        null_keys = {k for k, c in zip(key_names, model.recompute_columns, strict=True) if c in nulls}
+        inputs[name] = _join(keyed, affected, key_names, "left_semi", null_keys, broadcast=True).drop(*key_names)
     rows = model_rows(spark, model, inputs)
     target_name = config.qualified(model.table_name)
 
@@ -287,9 +288,10 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
             downstream = downstream.where(F.expr(range_condition(quote(recompute), covering, recompute in nulls)))
         return downstream.where(F.expr(span_condition(model.partition_column, spans))) if spans else downstream
 
-    source, cached = _merge_source(model, target, affected.toDF(*model.recompute_columns), rows)
+    source, cached = _merge_source(model, target, affected.toDF(*model.recompute_columns), rows, nulls)
     columns = rows.columns
-    on = " AND ".join(f"t.{k} <=> s.{k}" for k in model.key)
+    null_safe = _null_safe_keys(model, nulls)
+    on = " AND ".join(f"t.{k} {'<=>' if k in null_safe else '='} s.{k}" for k in model.key)
     if spans:
         on += f" AND ({span_condition('t.' + model.partition_column, spans)})"
     # Only a key column's ranges may narrow the match: a recomputed row and the downstream row it replaces agree on it.
@@ -319,45 +321,55 @@ def _key_ranges(model: ModelConfig, held: pa.Table, schema: StructType, skip: st
     return found
 
 
-def _merge_source(model: ModelConfig, target: Callable[[], DataFrame], by_value: DataFrame, rows: DataFrame
-                  ) -> tuple[DataFrame, tuple[DataFrame, ...]]:
+def _merge_source(model: ModelConfig, target: Callable[[], DataFrame], by_value: DataFrame, rows: DataFrame,
+                  nulls: set[str]) -> tuple[DataFrame, tuple[DataFrame, ...]]:
     """(the MERGE's source, the frames held for it): the recomputed rows, and with DELETED true the keys of the
     downstream rows the recompute no longer yields, which are of the affected values those without a recomputed row.
     When the model recomputes by its key, the affected values are those keys: one full outer join of them with the
     rows gives both in one pass, and a key that is not in the downstream table matches nothing in the MERGE, so the
     target is not loaded. Otherwise the target's rows of the affected values (in the touched periods) give the keys,
-    and the rows, read twice, are held."""
+    and the rows, read twice, are held. `nulls`: the recompute columns with a NULL among the affected values."""
     from pyspark.sql import functions as F
 
     key = list(model.key)
     if set(model.recompute_columns) == set(key):
-        present, keys = "_lakeops_present", [f"_lakeops_a{i}" for i in range(len(key))]
-        recomputed, affected = rows.withColumn(present, F.lit(True)), by_value.select(*key).toDF(*keys)
-        joined = recomputed.join(affected, [recomputed[k].eqNullSafe(affected[a]) for k, a in zip(key, keys, strict=True)],
-                                 "full_outer")
-        by_name = dict(zip(key, keys, strict=True))
-        merged = joined.select(*[F.coalesce(recomputed[c], affected[by_name[c]]).alias(c) if c in by_name else recomputed[c]
-                                 for c in rows.columns], F.col(present).isNull().alias(DELETED))
-        return merged, ()
+        present = "_lakeops_present"
+        joined = _join(rows.withColumn(present, F.lit(True)), by_value.select(*key), key, "full_outer", nulls)
+        return joined.withColumn(DELETED, F.col(present).isNull()).drop(present), ()
     rows = rows.cache()
-    gone = _anti_join(_semi_join(target(), by_value, list(model.recompute_columns)).select(*key), rows.select(*key), key)
+    touched = _join(target(), by_value, list(model.recompute_columns), "left_semi", nulls).select(*key)
+    gone = _join(touched, rows.select(*key), key, "left_anti", _null_safe_keys(model, nulls))
     return rows.withColumn(DELETED, F.lit(False)).unionByName(gone.withColumn(DELETED, F.lit(True)),
                                                               allowMissingColumns=True), (rows,)
 
 
-def _null_safe(left: DataFrame, right: DataFrame, columns: list[str]) -> Column:
-    """left.c <=> right.c for each column: NULL matches NULL, as a grouping does (a `USING` join never matches it)."""
-    return functools.reduce(operator.and_, [left[c].eqNullSafe(right[c]) for c in columns])
+def _null_safe_keys(model: ModelConfig, nulls: set[str]) -> set[str]:
+    """The key columns to match null-safely: those with a NULL among the affected values, and those that are no
+    recompute column, whose values the affected ones do not tell."""
+    return {k for k in model.key if k in nulls or k not in model.recompute_columns}
 
 
-def _semi_join(left: DataFrame, right: DataFrame, columns: list[str]) -> DataFrame:
-    """left's rows whose values of `columns` are among right's, NULL included."""
-    return left.join(right, _null_safe(left, right, columns), "left_semi")
+def _join(left: DataFrame, right: DataFrame, columns: list[str], how: str, nullable: set[str], broadcast: bool = False
+          ) -> DataFrame:
+    """left joined with right on the columns both have (one column of each name, as `USING` gives). A column in
+    `nullable` matches NULL with NULL, as a grouping does; a plain match never does. Null-safe matches are kept to
+    the columns where a NULL may occur: Spark keys them by (coalesce, is null) pairs, which no partitioning of the
+    plain columns gives, so they cost a shuffle of an already partitioned side."""
+    from pyspark.sql import functions as F
 
-
-def _anti_join(left: DataFrame, right: DataFrame, columns: list[str]) -> DataFrame:
-    """left's rows whose values of `columns` are not among right's, NULL included."""
-    return left.join(right, _null_safe(left, right, columns), "left_anti")
+    if not nullable & set(columns):
+        return left.join(F.broadcast(right) if broadcast else right, columns, how)
+    renamed = {c: f"_lakeops_r_{c}" for c in columns}
+    other = right.toDF(*[renamed.get(c, c) for c in right.columns])
+    other = F.broadcast(other) if broadcast else other
+    condition = functools.reduce(operator.and_, [left[c].eqNullSafe(other[renamed[c]]) if c in nullable
+                                                 else left[c] == other[renamed[c]] for c in columns])
+    joined = left.join(other, condition, how)
+    if how in ("left_semi", "left_anti"):
+        return joined
+    keys = [F.coalesce(left[c], other[c2]).alias(c) for c, c2 in renamed.items()]
+    return joined.select(*keys, *[left[c] for c in left.columns if c not in renamed],
+                         *[other[c] for c in other.columns if c not in renamed.values()])
 
 
 def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: EtlPlan) -> EtlResult:
