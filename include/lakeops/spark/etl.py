@@ -23,6 +23,7 @@ from lakeops.config import LakeopsConfig
 from lakeops.config.models import ModelConfig
 from lakeops.etl.diff_files import DiffFiles, diff_files
 from lakeops.etl.key_ranges import covering_ranges, range_condition
+from lakeops.etl.model_columns import check_model_columns
 from lakeops.etl.plan import EtlPlan, SourceRange, day_bounds, full_is_cheaper, period_spans, span_condition
 from lakeops.etl.state import keys_written
 from lakeops.ingest.ddl import create_table_sql
@@ -100,8 +101,15 @@ def _recompute(model: ModelConfig, plan: EtlPlan, spark: SparkSession, config: L
     for name, r in _ranges(model, plan).items():
         frame, column = _at(spark, config, r), model.source(name).time_column
         inputs[name] = frame.where(_in_days(column, plan)) if plan.dates and column else frame
-    rows = model_rows(spark, model, inputs)
+    rows = _fitted(spark, config, model, model_rows(spark, model, inputs))
     return rows.where(_in_days(model.partition_column, plan)) if plan.dates else rows
+
+
+def _fitted(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, rows: DataFrame) -> DataFrame:
+    """The rows, once their columns are known to fit the model's table (lakeops.etl.model_columns; no Spark job)."""
+    target = config.qualified(model.table_name)
+    check_model_columns(model, rows.columns, target, spark.table(target).columns)
+    return rows
 
 
 def _overwrite(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan, rows: DataFrame) -> None:
@@ -279,7 +287,7 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
         keyed = frame.select("*", *_key_columns(model, name))
         null_keys = {k for k, c in zip(key_names, model.recompute_columns, strict=True) if c in nulls}
         inputs[name] = _join(keyed, affected, key_names, "left_semi", null_keys, broadcast=True).drop(*key_names)
-    rows = model_rows(spark, model, inputs)
+    rows = _fitted(spark, config, model, model_rows(spark, model, inputs))
     target_name = config.qualified(model.table_name)
 
     def target() -> DataFrame:

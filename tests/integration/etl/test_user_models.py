@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from lakeops.catalog import load_catalog
 from lakeops.etl.inputs import plan_from_catalog
+from lakeops.exceptions import ConfigError
 from lakeops.spark.etl import run_etl
 from lakeops.watermark import current_watermarks
 from tests.integration.equality_deletes import commit_equality_delete
@@ -238,6 +239,27 @@ def test_a_column_added_to_the_sources_since_the_watermark(spark, tmp_path):
         assert _equal_to_scratch(spark, config, model), model
     by_day = spark.table(config.qualified("visits_by_day")).where("visitor = 1").collect()
     assert [(str(r.day), r.n) for r in by_day] == [("2026-11-01 00:00:00", 2)]
+
+
+def test_a_select_that_no_longer_fits_its_table_is_refused_before_anything_is_written(spark, tmp_path):
+    """The model's SQL file edited to yield a column its table lacks: the incremental and the full run both stop with
+    the model, the column and the fix named, and the table keeps its snapshot."""
+    config, _ = user_models_config(spark, tmp_path)
+    create_tables(spark, config, "items")
+    items = config.qualified("items")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (1, 1, 1, TIMESTAMP '2026-11-01 05:00:00')")
+    assert _run(spark, config, "items_current").mode == "full"
+    def snapshot():
+        return load_catalog(config.catalog).load_table(config.identifier("items_current")).current_snapshot().snapshot_id
+
+    before = snapshot()
+    (tmp_path / "items_current.sql").write_text("SELECT id, grp, v * 2 AS doubled, ts, v AS raw FROM items\n")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (2, 1, 2, TIMESTAMP '2026-11-01 06:00:00')")
+    for full in (False, True):
+        with pytest.raises(ConfigError, match=r"models\.items_current: its SELECT yields raw, which table .*items_current` "
+                                              r"does not have; add .*--full"):
+            _run(spark, config, "items_current", full=full)
+    assert snapshot() == before
 
 
 def test_changelog_model_follows_equality_deletes(spark, tmp_path):
