@@ -9,10 +9,14 @@ from collections.abc import Sequence
 
 from lakeops.config.models import ModelConfig
 from lakeops.exceptions import ConfigError
+from lakeops.tables.identifier import validate_name
 
 
 def check_model_columns(model: ModelConfig, yielded: Sequence[str], table: str, table_columns: Sequence[str]) -> None:
-    """Raise ConfigError naming the columns and the fix when the SELECT's columns do not fit the table."""
+    """Raise ConfigError naming the columns and the fix when the SELECT's columns do not fit the table (or a column's
+    name is no plain identifier: the run writes them into its MERGE statement)."""
+    for column in yielded:
+        validate_name(column, f"models.{model.name}: a column of its SELECT")
     names = {c.lower() for c in yielded}
     needed = dict.fromkeys((*model.key, *model.recompute_columns, model.partition_column))
     absent = [c for c in needed if c.lower() not in names]

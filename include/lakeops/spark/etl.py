@@ -294,16 +294,17 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
         downstream = spark.table(target_name)
         for recompute, covering in covered.items():
             downstream = downstream.where(F.expr(range_condition(quote(recompute), covering, recompute in nulls)))
-        return downstream.where(F.expr(span_condition(model.partition_column, spans))) if spans else downstream
+        return downstream.where(F.expr(span_condition(quote(model.partition_column), spans))) if spans else downstream
 
     source, cached = _merge_source(model, target, affected.toDF(*model.recompute_columns), rows, nulls)
-    columns = rows.columns
+    columns = [quote(c) for c in rows.columns]  # a column named like a keyword (`order`) is a column here
     null_safe = _null_safe_keys(model, nulls)
-    on = " AND ".join(f"t.{k} {'<=>' if k in null_safe else '='} s.{k}" for k in model.key)
+    on = " AND ".join(f"t.{quote(k)} {'<=>' if k in null_safe else '='} s.{quote(k)}" for k in model.key)
     if spans:
-        on += f" AND ({span_condition('t.' + model.partition_column, spans)})"
+        on += f" AND ({span_condition('t.' + quote(model.partition_column), spans)})"
     # Only a key column's ranges may narrow the match: a recomputed row and the downstream row it replaces agree on it.
-    on += "".join(f" AND {range_condition('t.' + c, covering, c in nulls)}" for c, covering in covered.items() if c in model.key)
+    on += "".join(f" AND {range_condition('t.' + quote(c), covering, c in nulls)}"
+                  for c, covering in covered.items() if c in model.key)
     sql = (f"MERGE INTO {target_name} t USING {{source}} s ON {on} "
            f"WHEN MATCHED AND s.{DELETED} THEN DELETE "
            f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in columns)} "

@@ -25,3 +25,8 @@ def test_a_column_the_table_lacks_is_named_with_the_fix():
 def test_a_key_recompute_or_partition_column_the_select_does_not_yield_is_named():
     with pytest.raises(ConfigError, match=r"yields no column user_id, created_at, .*The SELECT yields: order_id, status"):
         check_model_columns(ORDERS, ["order_id", "status"], "shop.orders_now", TABLE)
+
+
+def test_a_column_name_that_is_no_plain_identifier_is_refused():
+    with pytest.raises(ConfigError, match=r"models\.orders_now: a column of its SELECT: 'total value' is not a valid name"):
+        check_model_columns(ORDERS, ["order_id", "user_id", "created_at", "total value"], "shop.orders_now", TABLE)
