@@ -82,8 +82,9 @@ def _ranges(model: ModelConfig, plan: EtlPlan) -> dict[str, SourceRange]:
     return {name: by_table[model.source_table(name)] for name in model.sources}
 
 
-def _at(spark: SparkSession, config: LakeopsConfig, r: SourceRange, snapshot: int | None = None) -> DataFrame:
-    return spark.read.option("versionAsOf", str(snapshot or r.end_snapshot_id)).table(config.qualified(r.source))
+def _at(spark: SparkSession, config: LakeopsConfig, r: SourceRange) -> DataFrame:
+    """The source at its range's end."""
+    return spark.read.option("versionAsOf", str(r.end_snapshot_id)).table(config.qualified(r.source))
 
 
 def _in_days(column: str, plan: EtlPlan) -> Column:
@@ -257,8 +258,8 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
         for reads in staged:
             reads.release()
         return None
-    # A NULL among the affected values is a value like any other: every match below is null-safe, and a range
-    # condition keeps the rows where its column is NULL. A NULL period has no span: such a run reads every period.
+    # A NULL among the affected values is a value like any other: the matches on its column below are null-safe, and
+    # its range condition keeps the rows where it is NULL. A NULL period has no span: such a run reads every period.
     nulls = {column for column, name in zip(model.recompute_columns, key_names, strict=True) if held.column(name).null_count}
     partition = model.recompute_columns.index(model.partition_column) \
         if model.span_pruning and model.partition_column not in nulls else None
