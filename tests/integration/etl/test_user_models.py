@@ -182,20 +182,29 @@ def test_a_changelog_model_keyed_on_growing_ids_reads_only_the_files_holding_the
     assert _equal_to_scratch(spark, config, "items_current")
 
 
-def test_null_recompute_values_are_recomputed_like_any_other(spark, tmp_path):
-    """A NULL group, visitor or day among the affected values: the rows of that NULL are recomputed and replace the
-    downstream rows of that NULL (a plain `=` never matches it), through a model recomputed by its key, one recomputed
-    by another column, and an append model whose NULL day has no span to confine its reads to."""
+def _items_and_visits(spark, tmp_path, models, items_values, visits_values):
+    """(config, items, visits): a merge-on-read items table and a visits table with the given VALUES rows, and a first
+    run of each model, a full one."""
     config, _ = user_models_config(spark, tmp_path)
     create_tables(spark, config, "items", "visits")
     items, visits = config.qualified("items"), config.qualified("visits")
     spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='2', {MOR})")
-    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (1, NULL, 1, TIMESTAMP '2026-11-01 05:00:00'), "
-              "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), (3, NULL, 4, TIMESTAMP '2026-11-02 07:00:00')")
-    spark.sql(f"INSERT INTO {visits} VALUES (NULL, TIMESTAMP '2026-11-01 05:00:00'), (7, NULL), "
-              "(8, TIMESTAMP '2026-11-02 01:00:00')")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES {items_values}")
+    spark.sql(f"INSERT INTO {visits} VALUES {visits_values}")
+    assert [_run(spark, config, m).mode for m in models] == ["full"] * len(models)
+    return config, items, visits
+
+
+def test_null_recompute_values_are_recomputed_like_any_other(spark, tmp_path):
+    """A NULL group, visitor or day among the affected values: the rows of that NULL are recomputed and replace the
+    downstream rows of that NULL (a plain `=` never matches it), through a model recomputed by its key, one recomputed
+    by another column, and an append model whose NULL day has no span to confine its reads to."""
     models = ("items_by_group", "items_in_group", "visits_by_day")
-    assert [_run(spark, config, m).mode for m in models] == ["full"] * 3
+    config, items, visits = _items_and_visits(spark, tmp_path, models, "(1, NULL, 1, TIMESTAMP '2026-11-01 05:00:00'), "
+                                              "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), "
+                                              "(3, NULL, 4, TIMESTAMP '2026-11-02 07:00:00')",
+                                              "(NULL, TIMESTAMP '2026-11-01 05:00:00'), (7, NULL), "
+                                              "(8, TIMESTAMP '2026-11-02 01:00:00')")
 
     spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (4, NULL, 8, TIMESTAMP '2026-11-01 09:00:00')")
     spark.sql(f"UPDATE {items} SET v = 16 WHERE id = 1")
@@ -217,15 +226,11 @@ def test_a_column_added_to_the_sources_since_the_watermark(spark, tmp_path):
     """A source that gained a column between two runs (schema evolution by its writer): the changelog model's diff
     and the append model's read of the touched periods take the older rows under the new schema, and each run stays
     incremental and equals its recompute. The append run used to fail on a UNION of the two schemas."""
-    config, _ = user_models_config(spark, tmp_path)
-    create_tables(spark, config, "items", "visits")
-    items, visits = config.qualified("items"), config.qualified("visits")
-    spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='2', {MOR})")
-    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (1, 1, 1, TIMESTAMP '2026-11-01 05:00:00'), "
-              "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), (3, 2, 4, TIMESTAMP '2026-11-02 07:00:00')")
-    spark.sql(f"INSERT INTO {visits} VALUES (1, TIMESTAMP '2026-11-01 05:00:00'), (8, TIMESTAMP '2026-11-02 01:00:00')")
     models = ("items_by_group", "visits_by_day")
-    assert [_run(spark, config, m).mode for m in models] == ["full"] * 2
+    config, items, visits = _items_and_visits(spark, tmp_path, models, "(1, 1, 1, TIMESTAMP '2026-11-01 05:00:00'), "
+                                              "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), "
+                                              "(3, 2, 4, TIMESTAMP '2026-11-02 07:00:00')",
+                                              "(1, TIMESTAMP '2026-11-01 05:00:00'), (8, TIMESTAMP '2026-11-02 01:00:00')")
 
     spark.sql(f"ALTER TABLE {items} ADD COLUMN note string")
     spark.sql(f"ALTER TABLE {visits} ADD COLUMN page string")
