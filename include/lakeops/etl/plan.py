@@ -105,6 +105,19 @@ def day_bounds(dates: tuple[date, ...]) -> list[tuple[datetime, datetime]]:
     return bounds
 
 
+DAY_ALIGNED_TRANSFORMS = ("day", "hour", "identity")
+"""Partition transforms of the partition column under which each partition lies within one day."""
+
+
+def days_are_partitions(specs: list[list[tuple[str, str]]], column: str) -> bool:
+    """Whether every partition spec of the table (each a list of (source column, transform)) partitions by the day,
+    hour or value of `column`, so that the rows of whole days are whole files and a date's overwrite drops files by
+    metadata. An unpartitioned table, a month or bucket partitioning, or an older spec without it: False (a file may
+    hold rows of other days, which Iceberg's overwrite by filter refuses)."""
+    return bool(specs) and all(any(source.lower() == column.lower() and transform in DAY_ALIGNED_TRANSFORMS
+                                   for source, transform in spec) for spec in specs)
+
+
 def hour_spans(hours: list[datetime]) -> list[tuple[datetime, datetime]]:
     """[start, end) of each run of consecutive whole hours."""
     spans: list[tuple[datetime, datetime]] = []

@@ -24,7 +24,15 @@ from lakeops.config.models import ModelConfig
 from lakeops.etl.diff_files import DiffFiles, diff_files
 from lakeops.etl.key_ranges import covering_ranges, range_condition
 from lakeops.etl.model_columns import check_model_columns
-from lakeops.etl.plan import EtlPlan, SourceRange, day_bounds, full_is_cheaper, period_spans, span_condition
+from lakeops.etl.plan import (
+    EtlPlan,
+    SourceRange,
+    day_bounds,
+    days_are_partitions,
+    full_is_cheaper,
+    period_spans,
+    span_condition,
+)
 from lakeops.etl.state import keys_written
 from lakeops.ingest.ddl import create_table_sql
 from lakeops.spark.etl_changes import CHANGE_TYPE, ChangedFiles, appended, changed_between, changelog
@@ -113,12 +121,34 @@ def _fitted(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, rows
     return rows
 
 
-def _overwrite(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan, rows: DataFrame) -> None:
+def _overwrite(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, model: ModelConfig, plan: EtlPlan,
+               rows: DataFrame) -> None:
+    """Replace the table's rows of the plan's dates (every row, for a full run) with rows. Where whole days are whole
+    files (lakeops.etl.plan.days_are_partitions), an overwrite by filter drops those files by metadata. Otherwise (an
+    unpartitioned, monthly or bucketed table), which Iceberg's overwrite by filter refuses ("some, but not all, rows
+    match filter"), a MERGE updates and inserts the rows and deletes the dates' rows the recompute no longer yields."""
     from pyspark.sql import functions as F
 
-    condition = _in_days(model.partition_column, plan) if plan.dates else F.lit(True)
-    # Dates are whole days and the table is partitioned by day: the filter selects whole partitions.
-    rows.writeTo(config.qualified(model.table_name)).overwrite(condition)
+    target = config.qualified(model.table_name)
+    if not plan.dates:
+        rows.writeTo(target).overwrite(F.lit(True))
+        return
+    table = catalog.load_table(config.identifier(model.table_name))
+    specs = [[(table.schema().find_column_name(f.source_id) or "", str(f.transform)) for f in spec.fields]
+             for spec in table.specs().values()]
+    if days_are_partitions(specs, model.partition_column):
+        rows.writeTo(target).overwrite(_in_days(model.partition_column, plan))
+        return
+    log.info("%s: %s is not partitioned by the day of %s in every spec; the dates' rows are replaced by a MERGE",
+             model.name, target, model.partition_column)
+    days = span_condition("t." + quote(model.partition_column), day_bounds(plan.dates))
+    columns = [quote(c) for c in rows.columns]
+    on = " AND ".join(f"t.{quote(k)} <=> s.{quote(k)}" for k in model.key)
+    sql = (f"MERGE INTO {target} t USING {{source}} s ON {on} AND ({days}) "
+           f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in columns)} "
+           f"WHEN NOT MATCHED THEN INSERT ({', '.join(columns)}) VALUES ({', '.join('s.' + c for c in columns)}) "
+           f"WHEN NOT MATCHED BY SOURCE AND ({days}) THEN DELETE")
+    _run_merge(spark, model.name, _Merge(rows, sql))
 
 
 @dataclass(frozen=True)
@@ -408,7 +438,7 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
     if plan.mode in ("full", "backfill", "range"):
         rows = _recompute(model, plan, spark, config)
         status, snapshot = commit_once(spark, catalog, target, identity, plan.new_watermarks,
-                                       lambda: _overwrite(spark, config, model, plan, rows), extra, overwrite=True)
+                                       lambda: _overwrite(spark, catalog, config, model, plan, rows), extra, overwrite=True)
     else:
         if merge is None:
             log.info("%s: the source range %s holds no change", plan.model, identity)

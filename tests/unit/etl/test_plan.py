@@ -13,6 +13,7 @@ from lakeops.etl.plan import (
     choose_backfill_dates,
     dates_between,
     day_bounds,
+    days_are_partitions,
     full_is_cheaper,
     hour_spans,
     period_spans,
@@ -180,3 +181,12 @@ def test_a_change_touching_most_of_a_changelog_source_recomputes_in_full():
     assert reason is not None and "orders" in reason and "200%" in reason and "1,000 live bytes" in reason
     assert full_is_cheaper("orders", 500, 1000, 0.5) is not None
     assert full_is_cheaper("orders", 500, 1000, 0.6) is None
+
+
+def test_days_are_partitions_only_under_a_day_hour_or_identity_partitioning_of_the_column_in_every_spec():
+    assert days_are_partitions([[("created_at", "day")]], "created_at")
+    assert days_are_partitions([[("region", "identity"), ("Created_At", "hour")]], "created_at")
+    assert not days_are_partitions([[("created_at", "month")]], "created_at")
+    assert not days_are_partitions([[]], "created_at")  # unpartitioned
+    assert not days_are_partitions([[("id", "bucket[16]")], [("created_at", "day")]], "created_at")  # an older spec
+    assert not days_are_partitions([[("updated_at", "day")]], "created_at")
