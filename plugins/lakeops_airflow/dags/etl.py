@@ -29,7 +29,7 @@ retry or a crash neither skips nor double-counts; rows whose `{recompute}` value
 and merged on the key `{key}`. An expired watermark snapshot is logged and answered by a full recompute.
 
 **Backfills by date**: `airflow backfill create --dag-id {dag_id} --from-date 2026-11-20 --to-date 2026-11-21`
-(or the UI's backfill form): each run overwrites the partitions of its date (`{partition}`) with rows recomputed
+(or the UI's backfill form): each run replaces the rows of its date (by `{partition}`) with rows recomputed
 from the sources' current snapshots; backfills are idempotent, may run in any order and never move the
 watermarks. A manual run with the params `from_date`/`to_date` recomputes that range; `full_recompute` rebuilds
 the whole table. From a shell: `lakeops etl run {model} [--full] [--from D --to D]`.
