@@ -26,7 +26,8 @@ ETL_DOC = """
 Keeps `{table}` up to date from {sources}: {when}. Each run reads only what changed since the last processed
 source snapshots (the **watermarks**, kept in the table's snapshot summary in the same commit as the data), so a
 retry or a crash neither skips nor double-counts; rows whose `{recompute}` values a change touches are recomputed
-and merged on the key `{key}`. An expired watermark snapshot is logged and answered by a full recompute.
+and merged on the key `{key}`. An expired watermark snapshot is logged and answered by a recompute of the dates
+the sources changed on since it (of the whole table when those cannot be told from the metadata).
 
 **Backfills by date**: `airflow backfill create --dag-id {dag_id} --from-date 2026-11-20 --to-date 2026-11-21`
 (or the UI's backfill form): each run replaces the rows of its date (by `{partition}`) with rows recomputed
