@@ -148,7 +148,8 @@ def _overwrite(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, mod
            f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in columns)} "
            f"WHEN NOT MATCHED THEN INSERT ({', '.join(columns)}) VALUES ({', '.join('s.' + c for c in columns)}) "
            f"WHEN NOT MATCHED BY SOURCE AND ({days}) THEN DELETE")
-    _run_merge(spark, model.name, _Merge(rows, sql))
+    # No group filter (files holding a matched key): a file of the dates may hold only rows to delete.
+    _run_merge(spark, model.name, _Merge(rows, sql, group_filter=False))
 
 
 @dataclass(frozen=True)

@@ -282,14 +282,17 @@ def test_a_backfill_replaces_its_dates_in_a_table_not_partitioned_by_day(spark, 
     spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (1, 1, 1, TIMESTAMP '2026-11-01 05:00:00'), "
               "(2, 1, 2, TIMESTAMP '2026-11-02 06:00:00'), (3, 1, 3, TIMESTAMP '2026-11-02 07:00:00')")
     assert _run(spark, config, "items_current").mode == "full"
+    # An incremental run writes item 5 into a file of its own, which the backfill must rewrite with no key matched.
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (5, 1, 5, TIMESTAMP '2026-11-02 09:00:00')")
+    assert _run(spark, config, "items_current").mode == "incremental"
     spark.sql(f"UPDATE {items} SET v = 5 WHERE id IN (1, 2)")
-    spark.sql(f"DELETE FROM {items} WHERE id = 3")
+    spark.sql(f"DELETE FROM {items} WHERE id IN (3, 5)")
     spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (4, 1, 4, TIMESTAMP '2026-11-02 08:00:00')")
     result = _run(spark, config, "items_current", backfill_dates=(date(2026, 11, 2),))
     assert (result.mode, result.status) == ("backfill", "committed")
     current = config.qualified("items_current")
     spark.catalog.refreshTable(current)
-    # The 2nd recomputed (2 updated, 3 gone, 4 new); the 1st as the full run left it.
+    # The 2nd recomputed (2 updated, 3 and 5 gone, 4 new); the 1st as the full run left it.
     assert sorted((r.id, r.doubled) for r in spark.table(current).collect()) == [(1, 2), (2, 10), (4, 8)]
     assert _run(spark, config, "items_current").mode in ("incremental", "full")
     assert _equal_to_scratch(spark, config, "items_current")
