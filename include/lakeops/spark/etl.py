@@ -142,12 +142,7 @@ def _overwrite(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, mod
     log.info("%s: %s is not partitioned by the day of %s in every spec; the dates' rows are replaced by a MERGE",
              model.name, target, model.partition_column)
     days = span_condition("t." + quote(model.partition_column), day_bounds(plan.dates))
-    columns = [quote(c) for c in rows.columns]
-    on = " AND ".join(f"t.{quote(k)} <=> s.{quote(k)}" for k in model.key)
-    sql = (f"MERGE INTO {target} t USING {{source}} s ON {on} AND ({days}) "
-           f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in columns)} "
-           f"WHEN NOT MATCHED THEN INSERT ({', '.join(columns)}) VALUES ({', '.join('s.' + c for c in columns)}) "
-           f"WHEN NOT MATCHED BY SOURCE AND ({days}) THEN DELETE")
+    sql = _merge_sql(target, f"{_key_match(model.key, set(model.key))} AND ({days})", rows.columns, delete_unmatched=days)
     # No group filter (files holding a matched key): a file of the dates may hold only rows to delete.
     _run_merge(spark, model.name, _Merge(rows, sql, group_filter=False))
 
@@ -304,6 +299,7 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     if spans:
         confined.insert(0, f"{len(spans)} span(s) of {model.partition_column}")
     log.info("%s: %d affected values; reads confined to %s", model.name, held.num_rows, "; ".join(confined) or "no range")
+    null_keys = {k for k, c in zip(key_names, model.recompute_columns, strict=True) if c in nulls}
     inputs = {}
     for name, r in ranges.items():
         column = model.source(name).time_column
@@ -317,7 +313,6 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
             if expression in frame.columns:  # a plain column of the source, whose file bounds Iceberg prunes with
                 frame = frame.where(F.expr(range_condition(quote(expression), covering, recompute in nulls)))
         keyed = frame.select("*", *_key_columns(model, name))
-        null_keys = {k for k, c in zip(key_names, model.recompute_columns, strict=True) if c in nulls}
         inputs[name] = _join(keyed, affected, key_names, "left_semi", null_keys, broadcast=True).drop(*key_names)
     rows = _fitted(spark, config, model, model_rows(spark, model, inputs))
     target_name = config.qualified(model.table_name)
@@ -329,19 +324,13 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
         return downstream.where(F.expr(span_condition(quote(model.partition_column), spans))) if spans else downstream
 
     source, cached = _merge_source(model, target, affected.toDF(*model.recompute_columns), rows, nulls)
-    columns = [quote(c) for c in rows.columns]  # a column named like a keyword (`order`) is a column here
-    null_safe = _null_safe_keys(model, nulls)
-    on = " AND ".join(f"t.{quote(k)} {'<=>' if k in null_safe else '='} s.{quote(k)}" for k in model.key)
+    on = _key_match(model.key, _null_safe_keys(model, nulls))
     if spans:
         on += f" AND ({span_condition('t.' + quote(model.partition_column), spans)})"
     # Only a key column's ranges may narrow the match: a recomputed row and the downstream row it replaces agree on it.
     on += "".join(f" AND {range_condition('t.' + quote(c), covering, c in nulls)}"
                   for c, covering in covered.items() if c in model.key)
-    sql = (f"MERGE INTO {target_name} t USING {{source}} s ON {on} "
-           f"WHEN MATCHED AND s.{DELETED} THEN DELETE "
-           f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in columns)} "
-           f"WHEN NOT MATCHED AND NOT s.{DELETED} THEN INSERT ({', '.join(columns)}) "
-           f"VALUES ({', '.join('s.' + c for c in columns)})")
+    sql = _merge_sql(target_name, on, rows.columns, flagged=True)
     if spans:
         return _Merge(source, sql, cached, tuple(staged), group_filter=False)
     # No partition predicate in the ON clause: Spark's group filter keeps the rewrite to the files holding
@@ -360,6 +349,25 @@ def _key_ranges(model: ModelConfig, held: pa.Table, schema: StructType, skip: st
         if column != skip and isinstance(data_type, (IntegralType, DecimalType, DateType, TimestampType, StringType)):
             found[column] = covering_ranges(distinct_values(held.column(f"_lakeops_k{i}"), data_type))
     return found
+
+
+def _key_match(key: tuple[str, ...], null_safe: set[str]) -> str:
+    """SQL: the target row t and the source row s agree on the key (`<=>` for the columns in null_safe)."""
+    return " AND ".join(f"t.{quote(k)} {'<=>' if k in null_safe else '='} s.{quote(k)}" for k in key)
+
+
+def _merge_sql(target: str, on: str, columns: list[str], flagged: bool = False, delete_unmatched: str = "") -> str:
+    """A MERGE of the view `{source}` (s) into target (t) on `on` that updates the matched rows and inserts the others
+    (every column quoted: one named like a keyword, `order`, is a column here). flagged: a source row with DELETED true
+    deletes its match instead and inserts nothing; delete_unmatched: the target rows no source row matches that this
+    SQL condition holds for are deleted."""
+    quoted = [quote(c) for c in columns]
+    sql = (f"MERGE INTO {target} t USING {{source}} s ON {on} "
+           + (f"WHEN MATCHED AND s.{DELETED} THEN DELETE " if flagged else "")
+           + f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{c} = s.{c}' for c in quoted)} "
+           + f"WHEN NOT MATCHED{f' AND NOT s.{DELETED}' if flagged else ''} THEN INSERT ({', '.join(quoted)}) "
+           + f"VALUES ({', '.join('s.' + c for c in quoted)})")
+    return sql + (f" WHEN NOT MATCHED BY SOURCE AND ({delete_unmatched}) THEN DELETE" if delete_unmatched else "")
 
 
 def _merge_source(model: ModelConfig, target: Callable[[], DataFrame], by_value: DataFrame, rows: DataFrame,
