@@ -374,16 +374,19 @@ def _merge_source(model: ModelConfig, target: Callable[[], DataFrame], by_value:
                   nulls: set[str]) -> tuple[DataFrame, tuple[DataFrame, ...]]:
     """(the MERGE's source, the frames held for it): the recomputed rows, and with DELETED true the keys of the
     downstream rows the recompute no longer yields, which are of the affected values those without a recomputed row.
-    When the model recomputes by its key, the affected values are those keys: one full outer join of them with the
-    rows gives both in one pass, and a key that is not in the downstream table matches nothing in the MERGE, so the
-    target is not loaded. Otherwise the target's rows of the affected values (in the touched periods) give the keys,
-    and the rows, read twice, are held. `nulls`: the recompute columns with a NULL among the affected values."""
+    When the model recomputes by its key, the affected values are those keys, and every recomputed row has one of them
+    (it is computed from the source rows of those values only): a right outer join of the rows with them gives both in
+    one pass, and a key that is not in the downstream table matches nothing in the MERGE, so the target is not loaded.
+    Its output is partitioned by the affected keys, the MERGE's join key, where a full outer join's output has no
+    partitioning Spark knows and is shuffled once more. Otherwise the target's rows of the affected values (in the
+    touched periods) give the keys, and the rows, read twice, are held. `nulls`: the recompute columns with a NULL
+    among the affected values."""
     from pyspark.sql import functions as F
 
     key = list(model.key)
     if set(model.recompute_columns) == set(key):
         present = "_lakeops_present"
-        joined = _join(rows.withColumn(present, F.lit(True)), by_value.select(*key), key, "full_outer", nulls)
+        joined = _join(rows.withColumn(present, F.lit(True)), by_value.select(*key), key, "right_outer", nulls)
         return joined.withColumn(DELETED, F.col(present).isNull()).drop(present), ()
     rows = rows.cache()
     touched = _join(target(), by_value, list(model.recompute_columns), "left_semi", nulls).select(*key)
@@ -400,7 +403,8 @@ def _null_safe_keys(model: ModelConfig, nulls: set[str]) -> set[str]:
 
 def _join(left: DataFrame, right: DataFrame, columns: list[str], how: str, nullable: set[str], broadcast: bool = False
           ) -> DataFrame:
-    """left joined with right on the columns both have (one column of each name, as `USING` gives). A column in
+    """left joined with right on the columns both have (one column of each name, as `USING` gives; how: left_semi,
+    left_anti or right_outer, whose join columns are right's). A column in
     `nullable` matches NULL with NULL, as a grouping does; a plain match never does. Null-safe matches are kept to
     the columns where a NULL may occur: Spark keys them by (coalesce, is null) pairs, which no partitioning of the
     plain columns gives, so they cost a shuffle of an already partitioned side."""
@@ -416,7 +420,7 @@ def _join(left: DataFrame, right: DataFrame, columns: list[str], how: str, nulla
     joined = left.join(other, condition, how)
     if how in ("left_semi", "left_anti"):
         return joined
-    keys = [F.coalesce(left[c], other[c2]).alias(c) for c, c2 in renamed.items()]
+    keys = [other[c2].alias(c) for c, c2 in renamed.items()]
     return joined.select(*keys, *[left[c] for c in left.columns if c not in renamed],
                          *[other[c] for c in other.columns if c not in renamed.values()])
 
