@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from lakeops.config.models import ModelConfig
+from lakeops.etl.key_ranges import sql_literal
 from lakeops.exceptions import ConfigError
 
 # Snapshot operations an append-only incremental read cannot follow (compaction's `replace` it can).
@@ -94,7 +95,8 @@ def dates_between(first: date, last: date) -> tuple[date, ...]:
 
 
 def day_bounds(dates: tuple[date, ...]) -> list[tuple[datetime, datetime]]:
-    """[start, end) of each run of consecutive dates: the partition-aligned overwrite filters."""
+    """[start, end) of each run of consecutive dates, as naive UTC datetimes: the partition-aligned overwrite filters
+    (Iceberg's day of a timestamp is its UTC day)."""
     bounds: list[tuple[datetime, datetime]] = []
     for d in sorted(set(dates)):
         start = datetime(d.year, d.month, d.day)
@@ -129,26 +131,22 @@ def hour_spans(hours: list[datetime]) -> list[tuple[datetime, datetime]]:
     return spans
 
 
-def period_spans(values: list[datetime], grain: str) -> list[tuple[datetime, datetime]]:
-    """[start, end) of each run of consecutive periods (hours or days) holding the values."""
-    if grain == "hour":
-        return hour_spans([v.replace(minute=0, second=0, microsecond=0) for v in values])
-    return day_bounds(tuple(v.date() for v in values))
+def period_spans(values: list[datetime] | list[date], grain: str) -> list[tuple[datetime, datetime]]:
+    """[start, end) of each run of consecutive periods (hours or days) holding the values (naive UTC datetimes, or
+    dates of a DATE column)."""
+    if grain == "hour" and all(isinstance(v, datetime) for v in values):
+        return hour_spans([v.replace(minute=0, second=0, microsecond=0) for v in values if isinstance(v, datetime)])
+    return day_bounds(tuple(v.date() if isinstance(v, datetime) else v for v in values))
 
 
 def span_condition(column: str, spans: list[tuple[datetime, datetime]]) -> str:
     """SQL: `column` lies inside one of the [start, end) spans. Bounds are written as epoch
-    microseconds (naive datetimes are local time, as PySpark returns them), so the condition means
-    the same instants whatever the session's time zone; Spark folds them into literals that Iceberg
-    prunes files and partitions with."""
+    microseconds (lakeops.etl.key_ranges.sql_literal: naive datetimes are UTC), so the condition means
+    the same instants whatever the session's and the process's time zones; Spark folds them into
+    literals that Iceberg prunes files and partitions with."""
     if not spans:
         return "FALSE"
-
-    def micros(moment: datetime) -> int:
-        return round(moment.timestamp() * 1_000_000)
-
-    return " OR ".join(f"({column} >= TIMESTAMP_MICROS({micros(start)}) AND {column} < TIMESTAMP_MICROS({micros(end)}))"
-                       for start, end in spans)
+    return " OR ".join(f"({column} >= {sql_literal(start)} AND {column} < {sql_literal(end)})" for start, end in spans)
 
 
 def plan_etl(model: ModelConfig, watermarks: dict[str, int], sources: dict[str, SourceState],

@@ -16,7 +16,7 @@ import functools
 import logging
 import operator
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from lakeops.config import LakeopsConfig
@@ -96,10 +96,12 @@ def _at(spark: SparkSession, config: LakeopsConfig, r: SourceRange) -> DataFrame
 
 
 def _in_days(column: str, plan: EtlPlan) -> Column:
-    """The rows of the plan's dates (plan.dates is not empty)."""
+    """The rows of the plan's dates (plan.dates is not empty): their UTC days, as Iceberg's day partitions are,
+    whatever the process's time zone (PySpark reads a naive datetime literal as local time)."""
     from pyspark.sql import functions as F
 
-    days = [(F.col(column) >= F.lit(start)) & (F.col(column) < F.lit(end)) for start, end in day_bounds(plan.dates)]
+    days = [(F.col(column) >= F.lit(start.replace(tzinfo=UTC))) & (F.col(column) < F.lit(end.replace(tzinfo=UTC)))
+            for start, end in day_bounds(plan.dates)]
     return functools.reduce(operator.or_, days)
 
 
@@ -251,15 +253,16 @@ def _incremental(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, m
 
 
 def distinct_values(column: pa.ChunkedArray, data_type: DataType) -> list[Any]:
-    """The column's distinct non-null values as PySpark's collect() gives them (a timestamp as a naive local
-    datetime, a date as a date), from the Arrow form Spark's toArrow() gives them in."""
+    """The column's distinct non-null values, from the Arrow form Spark's toArrow() gives them in: a timestamp as a
+    naive UTC datetime (a TIMESTAMP_NTZ as its wall-clock time, which the UTC session compares as UTC), whatever the
+    process's time zone, where PySpark's collect() gives local time; a date as a date."""
     import pyarrow as pa
     import pyarrow.compute as pc
     from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
 
     unique = pc.unique(column.drop_null())
     if isinstance(data_type, (TimestampType, TimestampNTZType)):
-        return [data_type.fromInternal(v) for v in unique.cast(pa.int64()).to_pylist()]
+        return [datetime(1970, 1, 1) + timedelta(microseconds=v) for v in unique.cast(pa.int64()).to_pylist()]
     if isinstance(data_type, DateType):
         return [data_type.fromInternal(v) for v in unique.cast(pa.int32()).to_pylist()]
     return unique.to_pylist()
@@ -289,7 +292,7 @@ def _incremental_merge(spark: SparkSession, config: LakeopsConfig, model: ModelC
     nulls = {column for column, name in zip(model.recompute_columns, key_names, strict=True) if held.column(name).null_count}
     partition = model.recompute_columns.index(model.partition_column) \
         if model.span_pruning and model.partition_column not in nulls else None
-    values: list[datetime] = [] if partition is None else distinct_values(
+    values: list[Any] = [] if partition is None else distinct_values(
         held.column(key_names[partition]), schema[key_names[partition]].dataType)
     affected = spark.createDataFrame(held, schema=schema)
     spans = period_spans(values, model.partition_grain) if partition is not None else []

@@ -20,6 +20,7 @@ LEFT JOIN (SELECT ad_id, date_trunc('day', ts) AS day, count(1) AS clicks FROM c
 ITEMS_CURRENT_SQL = "SELECT id, grp, v * 2 AS doubled, ts FROM items WHERE v >= 0\n"
 ITEMS_IN_GROUP_SQL = "SELECT id, grp, v, ts, sum(v) OVER (PARTITION BY grp) AS group_total FROM items\n"
 VISITS_SQL = "SELECT visitor, date_trunc('day', ts) AS day, count(1) AS n FROM visits GROUP BY 1, 2\n"
+VISITS_BY_DATE_SQL = "SELECT visitor, to_date(ts) AS day, count(1) AS n FROM visits GROUP BY 1, 2\n"
 HITS = {"columns": {"ad_id": "bigint not null", "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}
 DAY_KEY = {"day": "date_trunc('day', ts)"}
 TABLES = {
@@ -35,6 +36,8 @@ TABLES = {
     "lakeops.visits": {"create": {"columns": {"visitor": "bigint", "ts": "timestamp"}, "partition_by": ["day(ts)"]}},
     "lakeops.visits_by_day": {"create": {"columns": {"visitor": "bigint", "day": "timestamp", "n": "bigint"},
                                          "partition_by": ["day(day)"]}},
+    "lakeops.visits_by_date": {"create": {"columns": {"visitor": "bigint", "day": "date", "n": "bigint"},
+                                          "partition_by": ["day(day)"]}},
     "lakeops.impressions": {"create": HITS},
     "lakeops.clicks": {"create": HITS},
     "lakeops.ad_day": {"create": {"columns": {"ad_id": "bigint not null", "day": "timestamp not null",
@@ -51,6 +54,9 @@ MODELS = {
                        "sources": {"items": {"kind": "changelog", "time_column": "ts"}}},
     "visits_by_day": {"sql": "visits_by_day.sql", "key": ["visitor", "day"], "partition_column": "day",
                       "sources": {"visits": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
+    # The same by a DATE partition column.
+    "visits_by_date": {"sql": "visits_by_date.sql", "key": ["visitor", "day"], "partition_column": "day",
+                       "sources": {"visits": {"kind": "append", "time_column": "ts", "keys": {"day": "to_date(ts)"}}}},
     "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day",
                "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
                            "clicks": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
@@ -66,6 +72,7 @@ def user_models_config(spark, base: Path, full_recompute_share: float = 0):
     (base / "items_current.sql").write_text(ITEMS_CURRENT_SQL)
     (base / "items_in_group.sql").write_text(ITEMS_IN_GROUP_SQL)
     (base / "visits_by_day.sql").write_text(VISITS_SQL)
+    (base / "visits_by_date.sql").write_text(VISITS_BY_DATE_SQL)
     models = {**MODELS, "items_by_group": {**MODELS["items_by_group"], "full_recompute_share": full_recompute_share}}
     path = base / "lakeops.yaml"
     path.write_text(yaml.safe_dump(config_data(base, TABLES, models), sort_keys=False))

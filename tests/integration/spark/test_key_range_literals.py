@@ -1,6 +1,6 @@
 """The key ranges' SQL literals (lakeops.etl.key_ranges) read back by Spark as the values PySpark collected."""
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
@@ -10,10 +10,15 @@ from lakeops.etl.key_ranges import range_condition, sql_literal
 pytestmark = pytest.mark.spark
 
 
-@pytest.mark.parametrize("value", [42, Decimal("12.50"), date(2026, 11, 3), datetime(2026, 11, 3, 4, 5, 6, 7),
-                                   "it's a \\ path", "ünïcode"])
+@pytest.mark.parametrize("value", [42, Decimal("12.50"), date(2026, 11, 3), "it's a \\ path", "ünïcode"])
 def test_spark_reads_each_literal_back_as_the_value(spark, value):
     assert spark.sql(f"SELECT {sql_literal(value)} AS v").first().v == value
+
+
+def test_a_naive_timestamp_literal_is_the_utc_instant(spark):
+    """The ETL's naive time values are UTC; PySpark returns the instant in the process's local time."""
+    got = spark.sql(f"SELECT {sql_literal(datetime(2026, 11, 3, 4, 5, 6, 7))} AS v").first().v
+    assert got.astimezone(UTC) == datetime(2026, 11, 3, 4, 5, 6, 7, tzinfo=UTC)
 
 
 def test_a_condition_keeps_exactly_the_rows_in_its_ranges(spark):

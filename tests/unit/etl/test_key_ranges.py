@@ -41,8 +41,9 @@ def test_literals_of_each_type():
     assert sql_literal(Decimal("12.50")) == "12.50BD"
     assert sql_literal(Decimal("1E+2")) == "100BD"
     assert sql_literal(date(2026, 11, 3)) == "DATE '2026-11-03'"
-    moment = datetime(2026, 11, 3, 4, 5, 6, 7)
-    assert sql_literal(moment) == f"TIMESTAMP_MICROS({round(moment.timestamp() * 1_000_000)})"
+    # A naive timestamp is UTC (the ETL's time values are), exact to the microsecond.
+    assert sql_literal(datetime(2026, 11, 3, 4, 5, 6, 7)) == "TIMESTAMP_MICROS(1793678706000007)"
+    assert sql_literal(datetime(2026, 11, 3, 4, 5, 6, 7, tzinfo=UTC)) == "TIMESTAMP_MICROS(1793678706000007)"
     assert sql_literal(datetime(1970, 1, 1, tzinfo=UTC)) == "TIMESTAMP_MICROS(0)"
     assert sql_literal("it's a \\ path") == "'it\\'s a \\\\ path'"
 

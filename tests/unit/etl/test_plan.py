@@ -125,6 +125,8 @@ def test_period_spans_by_hour_and_by_day():
                                             (datetime(2026, 11, 23, 1), datetime(2026, 11, 23, 2))]
     assert period_spans(values, "day") == [(datetime(2026, 11, 21), datetime(2026, 11, 22)),
                                            (datetime(2026, 11, 23), datetime(2026, 11, 24))]
+    # A DATE partition column's values are dates.
+    assert period_spans([date(2026, 11, 22), date(2026, 11, 21)], "day") == [(datetime(2026, 11, 21), datetime(2026, 11, 23))]
 
 
 def test_dates_between_and_day_bounds():
@@ -170,6 +172,9 @@ def test_span_condition_bounds_every_span_in_epoch_micros():
         "(t.hour >= TIMESTAMP_MICROS(1795255200000000) AND t.hour < TIMESTAMP_MICROS(1795262400000000)) OR "
         "(t.hour >= TIMESTAMP_MICROS(1795338000000000) AND t.hour < TIMESTAMP_MICROS(1795341600000000))")
     assert span_condition("t.hour", []) == "FALSE"
+    # A naive bound is UTC, whatever the process's time zone.
+    naive = [(datetime(2026, 11, 21, 10), datetime(2026, 11, 21, 12))]
+    assert span_condition("t.hour", naive) == span_condition("t.hour", spans[:1])
 
 
 def test_a_change_touching_most_of_a_changelog_source_recomputes_in_full():
