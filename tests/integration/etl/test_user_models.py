@@ -418,3 +418,31 @@ def test_day_models_follow_utc_days_whatever_the_process_time_zone(spark, tmp_pa
         # PySpark gives a timestamp in local time: its UTC day is the partition's.
         days = [r.day.astimezone(UTC).date() if isinstance(r.day, datetime) else r.day for r in rows]
         assert sorted(zip(days, (r.n for r in rows), strict=True)) == [(date(2026, 11, 10), 5), (date(2026, 11, 11), 3)], model
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_models_follow_a_source_whose_partitioning_evolves(spark, tmp_path, version):
+    """A source repartitioned by its writer between runs (a bucket field added, then the day field dropped), with
+    updates and deletes falling in files of each spec: every incremental run and a backfill equal the recompute."""
+    models = ("items_by_group", "items_current", "items_in_group")
+    config, items, _ = _items_and_visits(spark, tmp_path, (), "(1, 1, 1, TIMESTAMP '2026-11-01 05:00:00'), "
+                                         "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), (3, 2, 4, TIMESTAMP '2026-11-02 07:00:00')",
+                                         "(1, TIMESTAMP '2026-11-01 05:00:00')")
+    spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='{version}')")
+    assert [_run(spark, config, m).mode for m in models] == ["full"] * len(models)
+    changes = [[f"ALTER TABLE {items} ADD PARTITION FIELD bucket(4, id)",
+                f"INSERT INTO {items} (id, grp, v, ts) VALUES (4, 2, 8, TIMESTAMP '2026-11-01 09:00:00'), "
+                "(5, 1, 3, TIMESTAMP '2026-11-02 01:00:00')",
+                f"UPDATE {items} SET v = 16 WHERE id IN (1, 4)", f"DELETE FROM {items} WHERE id IN (2, 5)"],
+               [f"ALTER TABLE {items} DROP PARTITION FIELD days(ts)", f"UPDATE {items} SET v = 32 WHERE id IN (3, 4)",
+                f"INSERT INTO {items} (id, grp, v, ts) VALUES (6, 2, 8, TIMESTAMP '2026-11-03 09:00:00')",
+                f"DELETE FROM {items} WHERE id = 1"]]
+    for statements in changes:
+        for statement in statements:
+            spark.sql(statement)
+        for model in models:
+            assert _run(spark, config, model).status == "committed", model
+            assert _equal_to_scratch(spark, config, model), model
+    for model in models:
+        assert _run(spark, config, model, backfill_dates=(date(2026, 11, 1),)).mode == "backfill"
+        assert _equal_to_scratch(spark, config, model), model

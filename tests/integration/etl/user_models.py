@@ -49,9 +49,9 @@ MODELS = {
     "items_current": {"sql": "items_current.sql", "key": ["id"], "partition_column": "ts",
                       "sources": {"items": {"kind": "changelog", "time_column": "ts"}}},
     # Each item with its group's total: a change of one item recomputes its group's items (recompute_by is not the key).
+    # No time_column: an item's row depends on the items of its group on every day, so a backfill reads them all.
     "items_in_group": {"sql": "items_in_group.sql", "key": ["id"], "recompute_by": ["grp"], "partition_column": "ts",
-                       "full_recompute_share": 0,
-                       "sources": {"items": {"kind": "changelog", "time_column": "ts"}}},
+                       "full_recompute_share": 0, "sources": {"items": {"kind": "changelog"}}},
     "visits_by_day": {"sql": "visits_by_day.sql", "key": ["visitor", "day"], "partition_column": "day",
                       "sources": {"visits": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
     # The same by a DATE partition column.
