@@ -58,8 +58,9 @@ class ModelConfig:
     """Columns of the model whose values a source change maps to (see each source's `keys`): every model row with an
     affected value is recomputed; default: key."""
     partition_column: str = ""
-    """The model's time column a backfill date maps to: a backfill of a date overwrites the rows whose value falls on
-    it: by metadata when the table is partitioned by day or hour of it, else by a `MERGE` confined to the date."""
+    """The model's time column (a timestamp or a date) a backfill date maps to: a backfill of a date overwrites the
+    rows whose value falls on it (its UTC day, as Iceberg's day partitions): by metadata when the table is partitioned
+    by day or hour of it, else by a `MERGE` confined to the date."""
     partition_grain: str = "day"
     """day or hour: the period of the sources' time_column that one value of partition_column depends on."""
     sources: dict[str, Any] = field(default_factory=dict)
