@@ -446,3 +446,24 @@ def test_models_follow_a_source_whose_partitioning_evolves(spark, tmp_path, vers
     for model in models:
         assert _run(spark, config, model, backfill_dates=(date(2026, 11, 1),)).mode == "backfill"
         assert _equal_to_scratch(spark, config, model), model
+
+
+def test_a_python_model_runs_like_a_sql_one(spark, tmp_path):
+    """A model given as a Python function: its first run is full, then inserts, updates and deletes of its source run
+    incrementally, and a backfill of a date, each equal to the recompute."""
+    config, items, _ = _items_and_visits(spark, tmp_path, ("items_spread",),
+                                         "(1, 1, 5, TIMESTAMP '2026-11-01 05:00:00'), "
+                                         "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), "
+                                         "(3, 2, 4, TIMESTAMP '2026-11-02 07:00:00')", "(1, TIMESTAMP '2026-11-01 05:00:00')")
+    spark.sql(f"UPDATE {items} SET v = 9 WHERE id = 2")
+    spark.sql(f"DELETE FROM {items} WHERE id = 3")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (4, 2, 1, TIMESTAMP '2026-11-02 09:00:00'), "
+              "(5, 2, 7, TIMESTAMP '2026-11-02 10:00:00')")
+    result = _run(spark, config, "items_spread")
+    assert (result.mode, result.status) == ("incremental", "committed"), result
+    assert _equal_to_scratch(spark, config, "items_spread")
+    rows = spark.table(config.qualified("items_spread")).collect()
+    assert sorted((r.grp, r.spread, r.largest) for r in rows) == [(1, 4, 2), (2, 6, 5)]
+    spark.sql(f"UPDATE {items} SET v = 0 WHERE id = 1")
+    assert _run(spark, config, "items_spread", backfill_dates=(date(2026, 11, 1),)).mode == "backfill"
+    assert _equal_to_scratch(spark, config, "items_spread")

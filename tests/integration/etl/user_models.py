@@ -38,6 +38,8 @@ TABLES = {
                                          "partition_by": ["day(day)"]}},
     "lakeops.visits_by_date": {"create": {"columns": {"visitor": "bigint", "day": "date", "n": "bigint"},
                                           "partition_by": ["day(day)"]}},
+    "lakeops.items_spread": {"create": {"columns": {"grp": "bigint", "day": "timestamp", "spread": "bigint",
+                                                    "largest": "bigint"}, "partition_by": ["day(day)"]}},
     "lakeops.impressions": {"create": HITS},
     "lakeops.clicks": {"create": HITS},
     "lakeops.ad_day": {"create": {"columns": {"ad_id": "bigint not null", "day": "timestamp not null",
@@ -57,10 +59,26 @@ MODELS = {
     # The same by a DATE partition column.
     "visits_by_date": {"sql": "visits_by_date.sql", "key": ["visitor", "day"], "partition_column": "day",
                        "sources": {"visits": {"kind": "append", "time_column": "ts", "keys": {"day": "to_date(ts)"}}}},
+    # A Python model (lakeops calls the function with the sources' rows) over the same source.
+    "items_spread": {"python": "tests.integration.etl.user_models:items_spread", "key": ["grp", "day"],
+                     "partition_column": "day", "full_recompute_share": 0,
+                     "sources": {"items": {"kind": "changelog", "time_column": "ts", "keys": DAY_KEY}}},
     "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day",
                "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
                            "clicks": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
 }
+
+
+def items_spread(spark, sources):
+    """Per group and day: the spread of the items' values and the id of the largest (the smallest id among equals),
+    written with the DataFrame API."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    items = sources["items"].withColumn("day", F.date_trunc("day", "ts"))
+    first = F.row_number().over(Window.partitionBy("grp", "day").orderBy(F.desc("v"), "id")) == 1
+    return (items.withColumn("first", first).groupBy("grp", "day")
+            .agg((F.max("v") - F.min("v")).alias("spread"), F.max(F.when(F.col("first"), F.col("id"))).alias("largest")))
 
 
 def user_models_config(spark, base: Path, full_recompute_share: float = 0):
