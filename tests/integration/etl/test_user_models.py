@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pyspark.sql import functions as F
 
 from lakeops.catalog import load_catalog
 from lakeops.etl.inputs import plan_from_catalog
@@ -33,10 +34,14 @@ def _run(spark, config, model, **kwargs):
 
 
 def _equal_to_scratch(spark, config, model):
+    """Whether the model's table holds what the model gives over its sources' current state, taken in the table's
+    column types (as a write casts them: a TIMESTAMP the SELECT yields into a TIMESTAMP_NTZ column, say)."""
     table = config.qualified(config.model(model).table_name)
     spark.catalog.refreshTable(table)
-    columns = spark.table(table).columns
-    return sorted_rows(spark.table(table), columns) == sorted_rows(from_scratch(spark, config, model), columns)
+    fields = spark.table(table).schema.fields
+    columns = [f.name for f in fields]
+    scratch = from_scratch(spark, config, model).select(*[F.col(f.name).cast(f.dataType) for f in fields])
+    return sorted_rows(spark.table(table), columns) == sorted_rows(scratch, columns)
 
 
 def _ts(day: int, hour: int = 0) -> datetime:
@@ -394,11 +399,20 @@ def process_in_new_york(monkeypatch):
     time.tzset()
 
 
-def test_day_models_follow_utc_days_whatever_the_process_time_zone(spark, tmp_path, process_in_new_york):
-    """Models by day of a timestamp and by a DATE, planned by a process whose local day starts five hours after the
-    UTC day: the touched periods and a backfill's date are UTC days, as Iceberg's day partitions are. The touched day
-    used to be the local day holding the UTC midnight, and a late visit recomputed its day from its first five hours
-    of visits (and a DATE partition column failed the run)."""
+@pytest.mark.parametrize("time_type", ["timestamp", "timestamp_ntz"])
+def test_day_models_follow_utc_days_whatever_the_process_time_zone(spark, tmp_path, monkeypatch, process_in_new_york,
+                                                                   time_type):
+    """Models by day of a timestamp (with or without a time zone) and by a DATE, planned by a process whose local day
+    starts five hours after the UTC day: the touched periods and a backfill's date are UTC days, as Iceberg's day
+    partitions are (a TIMESTAMP_NTZ's wall-clock day). The touched day used to be the local day holding the UTC
+    midnight, and a late visit recomputed its day from its first five hours of visits (and a DATE partition column
+    failed the run)."""
+    from tests.integration.etl import user_models
+
+    for name, columns in (("visits", {"visitor": "bigint", "ts": time_type}),
+                          ("visits_by_day", {"visitor": "bigint", "day": time_type, "n": "bigint"})):
+        partition_by = user_models.TABLES[f"lakeops.{name}"]["create"]["partition_by"]
+        monkeypatch.setitem(user_models.TABLES, f"lakeops.{name}", {"create": {"columns": columns, "partition_by": partition_by}})
     models = ("visits_by_day", "visits_by_date")
     config, _, visits = _items_and_visits(spark, tmp_path, models, "(1, 1, 1, TIMESTAMP '2026-11-10 05:00:00')",
                                           "(1, TIMESTAMP '2026-11-10 01:00:00'), (1, TIMESTAMP '2026-11-10 10:00:00'), "
@@ -415,8 +429,9 @@ def test_day_models_follow_utc_days_whatever_the_process_time_zone(spark, tmp_pa
         assert (result.mode, result.status) == ("backfill", "committed"), result
         rows = spark.table(config.qualified(config.model(model).table_name)).collect()
         # The 10th recomputed with its five visits; the 11th as the incremental run left it (its 04:30 visit not yet read).
-        # PySpark gives a timestamp in local time: its UTC day is the partition's.
-        days = [r.day.astimezone(UTC).date() if isinstance(r.day, datetime) else r.day for r in rows]
+        # PySpark gives a timestamp in local time (its UTC day is the partition's), a TIMESTAMP_NTZ as its wall clock.
+        days = [(r.day.astimezone(UTC) if time_type == "timestamp" else r.day).date() if isinstance(r.day, datetime)
+                else r.day for r in rows]
         assert sorted(zip(days, (r.n for r in rows), strict=True)) == [(date(2026, 11, 10), 5), (date(2026, 11, 11), 3)], model
 
 
