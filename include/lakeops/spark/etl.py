@@ -34,6 +34,7 @@ from lakeops.etl.plan import (
     span_condition,
 )
 from lakeops.etl.state import keys_written
+from lakeops.exceptions import ConfigError
 from lakeops.ingest.ddl import create_table_sql
 from lakeops.spark.etl_changes import CHANGE_TYPE, ChangedFiles, appended, changed_between, changelog
 from lakeops.spark.etl_commit import commit_once
@@ -146,7 +147,7 @@ def _overwrite(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, mod
     days = span_condition("t." + quote(model.partition_column), day_bounds(plan.dates))
     sql = _merge_sql(target, f"{_key_match(model.key, set(model.key))} AND ({days})", rows.columns, delete_unmatched=days)
     # No group filter (files holding a matched key): a file of the dates may hold only rows to delete.
-    _run_merge(spark, model.name, _Merge(rows, sql, group_filter=False))
+    _run_merge(spark, model, _Merge(rows, sql, group_filter=False))
 
 
 @dataclass(frozen=True)
@@ -462,7 +463,7 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
         assert isinstance(merge, _Merge)
         try:
             status, snapshot = commit_once(spark, catalog, target, identity, plan.new_watermarks,
-                                           lambda: _run_merge(spark, plan.model, merge), extra)
+                                           lambda: _run_merge(spark, model, merge), extra)
         finally:
             for frame in merge.cached:
                 frame.unpersist()
@@ -474,21 +475,40 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
 
 
 GROUP_FILTER_CONF = "spark.sql.optimizer.runtime.rowLevelOperationGroupFilter.enabled"
+CARDINALITY_VIOLATION = "MERGE_CARDINALITY_VIOLATION"
 
 
-def _run_merge(spark: SparkSession, model: str, merge: _Merge) -> None:
-    view = f"lakeops_etl_{model}"
+def _run_merge(spark: SparkSession, model: ModelConfig, merge: _Merge) -> None:
+    """Run the MERGE. A SELECT that yields two rows for one key fails it (Spark's cardinality check, before anything
+    is committed); the error then names the model and one such key."""
+    view = f"lakeops_etl_{model.name}"
     merge.rows.createOrReplaceTempView(view)
     previous = spark.conf.get(GROUP_FILTER_CONF, None)
     spark.conf.set(GROUP_FILTER_CONF, str(merge.group_filter).lower())
     try:
         spark.sql(merge.sql.format(source=view))
+    except Exception as e:  # py4j/Spark wrap the error; its condition name is in the message
+        if CARDINALITY_VIOLATION not in str(e):
+            raise
+        raise ConfigError(_duplicate_key(model, merge.rows)) from e
     finally:
         if previous is None:
             spark.conf.unset(GROUP_FILTER_CONF)
         else:
             spark.conf.set(GROUP_FILTER_CONF, previous)
         spark.catalog.dropTempView(view)
+
+
+def _duplicate_key(model: ModelConfig, rows: DataFrame) -> str:
+    """The error of a SELECT that yields several rows for one key, with one such key (found by one more Spark job, on
+    the failed run's rows only)."""
+    from pyspark.sql import functions as F
+
+    found = rows.groupBy(*model.key).count().where(F.col("count") > 1).limit(1).collect()
+    example = " and ".join(f"{k} = {found[0][k]!r}" for k in model.key) + f" ({found[0]['count']} rows)" if found else ""
+    return (f"models.{model.name}: its SELECT yields more than one row for a key ({', '.join(model.key)}) {example}; a "
+            f"model's key must name one row. Group the SELECT by the key, or add the columns that tell the rows apart to "
+            f"models.{model.name}.key (then recompute it: lakeops etl run {model.name} --full). Nothing was written.")
 
 
 def _keys_written(catalog: Catalog, config: LakeopsConfig, table: str, snapshot_id: int | None) -> int:

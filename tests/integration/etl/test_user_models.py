@@ -482,3 +482,23 @@ def test_a_python_model_runs_like_a_sql_one(spark, tmp_path):
     spark.sql(f"UPDATE {items} SET v = 0 WHERE id = 1")
     assert _run(spark, config, "items_spread", backfill_dates=(date(2026, 11, 1),)).mode == "backfill"
     assert _equal_to_scratch(spark, config, "items_spread")
+
+
+def test_a_select_yielding_two_rows_for_one_key_is_refused_naming_the_key(spark, tmp_path, monkeypatch):
+    """A model declared with a key its SELECT does not make unique (items keyed by their group): the incremental run's
+    MERGE fails Spark's cardinality check, and the error names the model, a duplicated key and the fix; the model's
+    table keeps its snapshot."""
+    from tests.integration.etl import user_models
+
+    monkeypatch.setitem(user_models.MODELS, "items_current", {**user_models.MODELS["items_current"], "key": ["grp"],
+                                                              "full_recompute_share": 0})
+    config, items, _ = _items_and_visits(spark, tmp_path, ("items_current",),
+                                         "(1, 1, 1, TIMESTAMP '2026-11-01 05:00:00'), (2, 1, 2, TIMESTAMP '2026-11-01 06:00:00')",
+                                         "(1, TIMESTAMP '2026-11-01 05:00:00')")
+    table = load_catalog(config.catalog).load_table(config.identifier("items_current"))
+    before = table.current_snapshot().snapshot_id
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (3, 1, 3, TIMESTAMP '2026-11-01 07:00:00')")
+    with pytest.raises(ConfigError, match=r"models\.items_current: its SELECT yields more than one row for a key \(grp\) "
+                                          r"grp = 1 \(3 rows\); .*models\.items_current\.key .*--full"):
+        _run(spark, config, "items_current")
+    assert table.refresh().current_snapshot().snapshot_id == before
