@@ -69,8 +69,8 @@ class ModelConfig:
     """A cron expression (a real data interval); unset: the model runs whenever one of its sources commits."""
     full_recompute_share: float = 0.5
     """An incremental run recomputes the whole table instead when a changelog source's changed files, read at both
-    snapshots, come to at least this share of the source's live bytes: it would read more than a full run (it also
-    reads the source for the affected keys). 0: never."""
+    snapshots, or an append source's files appended since the watermark, come to at least this share of the source's
+    live bytes: it would read more than a full run (it also reads the source for the affected keys). 0: never."""
     config_dir: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:

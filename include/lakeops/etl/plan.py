@@ -39,6 +39,10 @@ class SourceState:
     changed_dates: tuple[date, ...] | str | None = None
     """only read when a watermark of the model has been expired: the dates the source's rows changed on since
     its watermark (lakeops.etl.changed_dates), or why they cannot be known"""
+    appended_bytes: int | None = None
+    """bytes of the data files the appends after the watermark added (their snapshot summaries); None: unknown"""
+    current_total_bytes: int | None = None
+    """the current snapshot's live data and delete file bytes (its summary's total-files-size); None: unknown"""
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,10 @@ def plan_etl(model: ModelConfig, watermarks: dict[str, int], sources: dict[str, 
             return EtlPlan(model.name, "full", current, reason=(
                 f"source {name} had {sorted(REWRITES & set(after))} commits after watermark {mark}; "
                 f"an append-only incremental read cannot follow them, so the whole table is recomputed"))
+        appended = appends_make_full_cheaper(name, state.appended_bytes, state.current_total_bytes,
+                                             model.full_recompute_share) if model.source(alias).kind == "append" else None
+        if appended is not None:
+            return EtlPlan(model.name, "full", current, reason=appended)
         ranges.append(SourceRange(name, mark, state.current_snapshot_id, state.current_sequence_number,
                                   state.current_total_records))
     if all(r.start_snapshot_id == r.end_snapshot_id for r in ranges):
@@ -210,11 +218,29 @@ def full_is_cheaper(source: str, changed_bytes: int, live_bytes: int | None, sha
     both snapshots, changed_bytes) come to `share` of its live bytes or more (the model's full_recompute_share);
     None when they do not, when share is 0, or when the source's size is unknown (no total-files-size in its
     snapshot summary)."""
-    if not share or not live_bytes or changed_bytes < share * live_bytes:
+    if not _at_share(changed_bytes, live_bytes, share):
         return None
+    assert live_bytes
     return (f"the changes of source {source} touched files holding {changed_bytes / live_bytes:.0%} of its "
             f"{live_bytes:,} live bytes (read at both snapshots); an incremental run would read more than a full "
             f"one, so the whole table is recomputed")
+
+
+def appends_make_full_cheaper(source: str, appended_bytes: int | None, live_bytes: int | None, share: float) -> str | None:
+    """Why a full recompute reads less than an incremental run when the files appended to an append source since the
+    watermark come to `share` of its live bytes or more: the run reads them for the affected values, then the source
+    again where they touched it, and gathers the affected values in the driver (a bulk load of history would hold
+    most of the model's keys there). None below the share, when share is 0, or when either size is unknown."""
+    if appended_bytes is None or not _at_share(appended_bytes, live_bytes, share):
+        return None
+    assert live_bytes
+    return (f"source {source} had {appended_bytes:,} bytes of files appended since the watermark, "
+            f"{appended_bytes / live_bytes:.0%} of its {live_bytes:,} live bytes; an incremental run would read them "
+            f"and the periods they touch, more than a full one reads, so the whole table is recomputed")
+
+
+def _at_share(changed_bytes: int, live_bytes: int | None, share: float) -> bool:
+    return bool(share) and bool(live_bytes) and changed_bytes >= share * (live_bytes or 0)
 
 
 def _run_kind(run_type: str | None) -> str:

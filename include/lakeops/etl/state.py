@@ -33,15 +33,16 @@ def changes_rows(operation: str, summary: dict[str, str]) -> bool:
 
 
 def source_state(name: str, table: Table | None, watermark: int | None) -> SourceState:
-    """The source's current snapshot (with its sequence number and row count), its live snapshots and the
+    """The source's current snapshot (with its sequence number, row count and bytes), its live snapshots, the
     operations committed after the watermark on the current branch by snapshots that changed rows
-    (changes_rows). table None: the source does not exist yet."""
+    (changes_rows) and the bytes the appends among them added. table None: the source does not exist yet."""
     from pyiceberg.table.snapshots import ancestors_of
 
     current = None if table is None else table.current_snapshot()
     if table is None or current is None:
         return SourceState(name, None)
     operations: list[str] = []
+    appended: int | None = 0
     found = False
     for snapshot in ancestors_of(current, table.metadata):
         if snapshot.snapshot_id == watermark:
@@ -49,9 +50,14 @@ def source_state(name: str, table: Table | None, watermark: int | None) -> Sourc
             break
         if snapshot.summary is None:
             operations.append("unknown")
+            appended = None
         elif changes_rows(snapshot.summary.operation.value, snapshot.summary.additional_properties):
             operations.append(str(snapshot.summary.operation.value))
+            size = snapshot.summary.get("added-files-size")
+            if snapshot.summary.operation.value == "append":
+                appended = None if appended is None or size is None else appended + int(size)
     records = current.summary.get("total-records") if current.summary is not None else None
+    total_bytes = current.summary.get("total-files-size") if current.summary is not None else None
     return SourceState(
         name=name,
         current_snapshot_id=current.snapshot_id,
@@ -59,6 +65,8 @@ def source_state(name: str, table: Table | None, watermark: int | None) -> Sourc
         operations_after={watermark: tuple(operations)} if found and watermark is not None else {},
         current_sequence_number=current.sequence_number or None,
         current_total_records=int(records) if records is not None else None,
+        appended_bytes=appended if found else None,
+        current_total_bytes=int(total_bytes) if total_bytes is not None else None,
     )
 
 

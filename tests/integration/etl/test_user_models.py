@@ -6,6 +6,7 @@ scratch."""
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from datetime import UTC, date, datetime
 
@@ -502,3 +503,23 @@ def test_a_select_yielding_two_rows_for_one_key_is_refused_naming_the_key(spark,
                                           r"grp = 1 \(3 rows\); .*models\.items_current\.key .*--full"):
         _run(spark, config, "items_current")
     assert table.refresh().current_snapshot().snapshot_id == before
+
+
+def test_a_bulk_append_recomputes_in_full_and_a_small_one_stays_incremental(spark, tmp_path, monkeypatch):
+    """An append source that gained most of its bytes since the watermark (a load of history, say): the planner
+    recomputes the model in full from the snapshot summaries, naming the share, instead of gathering nearly every key
+    in the driver; the next small append runs incrementally."""
+    from tests.integration.etl import user_models
+
+    monkeypatch.setitem(user_models.MODELS, "visits_by_day", {**user_models.MODELS["visits_by_day"], "full_recompute_share": 0.5})
+    config, _, visits = _items_and_visits(spark, tmp_path, ("visits_by_day",), "(1, 1, 1, TIMESTAMP '2026-11-01 05:00:00')",
+                                          "(1, TIMESTAMP '2026-11-01 05:00:00')")
+    spark.range(5000).selectExpr("id % 50 AS visitor", "TIMESTAMP '2026-11-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, id) "
+                                 "AS ts").writeTo(visits).append()
+    result = _run(spark, config, "visits_by_day")
+    assert (result.mode, result.status) == ("full", "committed"), result
+    assert re.search(r"source visits had [\d,]+ bytes of files appended since the watermark, \d+% of its", result.reason)
+    assert _equal_to_scratch(spark, config, "visits_by_day")
+    spark.sql(f"INSERT INTO {visits} VALUES (3, TIMESTAMP '2026-11-01 07:00:00')")
+    assert _run(spark, config, "visits_by_day").mode == "incremental"
+    assert _equal_to_scratch(spark, config, "visits_by_day")

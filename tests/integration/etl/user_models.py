@@ -54,16 +54,20 @@ MODELS = {
     # No time_column: an item's row depends on the items of its group on every day, so a backfill reads them all.
     "items_in_group": {"sql": "items_in_group.sql", "key": ["id"], "recompute_by": ["grp"], "partition_column": "ts",
                        "full_recompute_share": 0, "sources": {"items": {"kind": "changelog"}}},
+    # Append models over sources of a few rows, where one more file is most of a source's bytes: no full recompute
+    # for weight (full_recompute_share 0), so that the tests run them incrementally.
     "visits_by_day": {"sql": "visits_by_day.sql", "key": ["visitor", "day"], "partition_column": "day",
+                      "full_recompute_share": 0,
                       "sources": {"visits": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
     # The same by a DATE partition column.
     "visits_by_date": {"sql": "visits_by_date.sql", "key": ["visitor", "day"], "partition_column": "day",
+                       "full_recompute_share": 0,
                        "sources": {"visits": {"kind": "append", "time_column": "ts", "keys": {"day": "to_date(ts)"}}}},
     # A Python model (lakeops calls the function with the sources' rows) over the same source.
     "items_spread": {"python": "tests.integration.etl.user_models:items_spread", "key": ["grp", "day"],
                      "partition_column": "day", "full_recompute_share": 0,
                      "sources": {"items": {"kind": "changelog", "time_column": "ts", "keys": DAY_KEY}}},
-    "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day",
+    "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day", "full_recompute_share": 0,
                "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
                            "clicks": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
 }

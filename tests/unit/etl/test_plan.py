@@ -195,3 +195,19 @@ def test_days_are_partitions_only_under_a_day_hour_or_identity_partitioning_of_t
     assert not days_are_partitions([[]], "created_at")  # unpartitioned
     assert not days_are_partitions([[("id", "bucket[16]")], [("created_at", "day")]], "created_at")  # an older spec
     assert not days_are_partitions([[("updated_at", "day")]], "created_at")
+
+
+def test_appends_weighing_the_share_of_an_append_source_recompute_in_full():
+    bulk = dataclasses.replace(EVENTS, appended_bytes=600, current_total_bytes=1000)
+    plan = plan_etl(ACTIVITY, {"events": 20}, {"events": bulk})
+    assert plan.mode == "full" and plan.new_watermarks == {"events": 30}
+    assert "source events had 600 bytes of files appended since the watermark, 60% of its 1,000 live bytes" in plan.reason
+    for state in (dataclasses.replace(EVENTS, appended_bytes=499, current_total_bytes=1000),
+                  dataclasses.replace(EVENTS, appended_bytes=None, current_total_bytes=1000),  # unknown: stay incremental
+                  dataclasses.replace(EVENTS, appended_bytes=600, current_total_bytes=None)):
+        assert plan_etl(ACTIVITY, {"events": 20}, {"events": state}).mode == "incremental"
+    assert plan_etl(dataclasses.replace(ACTIVITY, full_recompute_share=0), {"events": 20}, {"events": bulk}).mode == "incremental"
+    # A changelog source's appends are weighed by its changed files instead (lakeops.spark.etl).
+    users = SourceState("users", 7, frozenset({3, 7}), {3: ("append",)}, appended_bytes=900, current_total_bytes=1000)
+    orders = SourceState("orders", 5, frozenset({5}), {5: ()})
+    assert plan_etl(ORDERS, {"orders": 5, "users": 3}, {"orders": orders, "users": users}).mode == "incremental"
