@@ -53,8 +53,8 @@ def source_state(name: str, table: Table | None, watermark: int | None) -> Sourc
             appended = None
         elif changes_rows(snapshot.summary.operation.value, snapshot.summary.additional_properties):
             operations.append(str(snapshot.summary.operation.value))
-            size = snapshot.summary.get("added-files-size")
             if snapshot.summary.operation.value == "append":
+                size = snapshot.summary.get("added-files-size")
                 appended = None if appended is None or size is None else appended + int(size)
     records = current.summary.get("total-records") if current.summary is not None else None
     total_bytes = current.summary.get("total-files-size") if current.summary is not None else None
