@@ -12,10 +12,11 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from lakeops.etl.utc import epoch_micros
 from lakeops.sql_literals import literal
 
 MAX_RANGES = 32
@@ -47,18 +48,9 @@ def covering_ranges(values: Iterable[Any], limit: int = MAX_RANGES) -> list[tupl
     return [(ordered[s], ordered[e - 1]) for s, e in zip(starts, ends, strict=True)]
 
 
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def epoch_micros(moment: datetime) -> int:
-    """Microseconds since the epoch, exactly; a naive datetime is UTC (the ETL's time values are, whatever the time
-    zone of the process planning the run)."""
-    return ((moment if moment.tzinfo else moment.replace(tzinfo=UTC)) - EPOCH) // timedelta(microseconds=1)
-
-
 def sql_literal(value: Any) -> str:
     """A Spark SQL literal of the value (lakeops.sql_literals, but for two types): a timestamp is written as epoch
-    microseconds (lakeops.etl.key_ranges.epoch_micros), so it means the same instant whatever the session's and the
+    microseconds (lakeops.etl.utc: a naive datetime is UTC), so it means the same instant whatever the session's and the
     process's time zones, and a decimal as a decimal literal, which Spark compares with a decimal column as is."""
     if not rangeable(value):
         raise ValueError(f"{value!r} ({type(value).__name__}) has no range literal; only "

@@ -145,7 +145,7 @@ def period_spans(values: list[datetime] | list[date], grain: str) -> list[tuple[
 
 def span_condition(column: str, spans: list[tuple[datetime, datetime]]) -> str:
     """SQL: `column` lies inside one of the [start, end) spans. Bounds are written as epoch
-    microseconds (lakeops.etl.key_ranges.sql_literal: naive datetimes are UTC), so the condition means
+    microseconds (lakeops.etl.key_ranges.sql_literal; lakeops.etl.utc: naive datetimes are UTC), so the condition means
     the same instants whatever the session's and the process's time zones; Spark folds them into
     literals that Iceberg prunes files and partitions with."""
     if not spans:
@@ -218,9 +218,8 @@ def full_is_cheaper(source: str, changed_bytes: int, live_bytes: int | None, sha
     both snapshots, changed_bytes) come to `share` of its live bytes or more (the model's full_recompute_share);
     None when they do not, when share is 0, or when the source's size is unknown (no total-files-size in its
     snapshot summary)."""
-    if not _at_share(changed_bytes, live_bytes, share):
+    if not live_bytes or not _at_share(changed_bytes, live_bytes, share):
         return None
-    assert live_bytes
     return (f"the changes of source {source} touched files holding {changed_bytes / live_bytes:.0%} of its "
             f"{live_bytes:,} live bytes (read at both snapshots); an incremental run would read more than a full "
             f"one, so the whole table is recomputed")
@@ -231,16 +230,16 @@ def appends_make_full_cheaper(source: str, appended_bytes: int | None, live_byte
     watermark come to `share` of its live bytes or more: the run reads them for the affected values, then the source
     again where they touched it, and gathers the affected values in the driver (a bulk load of history would hold
     most of the model's keys there). None below the share, when share is 0, or when either size is unknown."""
-    if appended_bytes is None or not _at_share(appended_bytes, live_bytes, share):
+    if appended_bytes is None or not live_bytes or not _at_share(appended_bytes, live_bytes, share):
         return None
-    assert live_bytes
     return (f"source {source} had {appended_bytes:,} bytes of files appended since the watermark, "
             f"{appended_bytes / live_bytes:.0%} of its {live_bytes:,} live bytes; an incremental run would read them "
             f"and the periods they touch, more than a full one reads, so the whole table is recomputed")
 
 
-def _at_share(changed_bytes: int, live_bytes: int | None, share: float) -> bool:
-    return bool(share) and bool(live_bytes) and changed_bytes >= share * (live_bytes or 0)
+def _at_share(changed_bytes: int, live_bytes: int, share: float) -> bool:
+    """Whether changed_bytes come to `share` of live_bytes or more (never, with share 0)."""
+    return bool(share) and changed_bytes >= share * live_bytes
 
 
 def _run_kind(run_type: str | None) -> str:

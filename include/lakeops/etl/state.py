@@ -3,7 +3,7 @@ and what a commit did, read from its snapshot summary."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from lakeops.etl.changed_dates import (
@@ -15,6 +15,7 @@ from lakeops.etl.changed_dates import (
     changed_dates,
 )
 from lakeops.etl.plan import SourceState
+from lakeops.etl.utc import from_micros
 
 if TYPE_CHECKING:
     from pyiceberg.manifest import ManifestEntry
@@ -80,7 +81,7 @@ def _bound(field_type: IcebergType, raw: bytes | None) -> datetime | None:
     value = int(from_bytes(field_type, raw))  # days (date) or microseconds (timestamp) since the epoch
     if isinstance(field_type, DateType):
         return datetime.combine(date(1970, 1, 1) + timedelta(days=value), datetime.min.time())
-    return datetime.fromtimestamp(value / 1_000_000, UTC).replace(tzinfo=None)
+    return from_micros(value)
 
 
 def _facts(entry: ManifestEntry, field: NestedField | None) -> FileFacts:

@@ -16,7 +16,7 @@ import functools
 import logging
 import operator
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from lakeops.config import LakeopsConfig
@@ -34,6 +34,7 @@ from lakeops.etl.plan import (
     span_condition,
 )
 from lakeops.etl.state import keys_written
+from lakeops.etl.utc import from_micros
 from lakeops.exceptions import ConfigError
 from lakeops.ingest.ddl import create_table_sql
 from lakeops.spark.etl_changes import CHANGE_TYPE, ChangedFiles, appended, changed_between, changelog
@@ -255,15 +256,14 @@ def _incremental(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, m
 
 def distinct_values(column: pa.ChunkedArray, data_type: DataType) -> list[Any]:
     """The column's distinct non-null values, from the Arrow form Spark's toArrow() gives them in: a timestamp as a
-    naive UTC datetime (a TIMESTAMP_NTZ as its wall-clock time, which the UTC session compares as UTC), whatever the
-    process's time zone, where PySpark's collect() gives local time; a date as a date."""
+    naive UTC datetime (lakeops.etl.utc), where PySpark's collect() gives local time; a date as a date."""
     import pyarrow as pa
     import pyarrow.compute as pc
     from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
 
     unique = pc.unique(column.drop_null())
     if isinstance(data_type, (TimestampType, TimestampNTZType)):
-        return [datetime(1970, 1, 1) + timedelta(microseconds=v) for v in unique.cast(pa.int64()).to_pylist()]
+        return [from_micros(v) for v in unique.cast(pa.int64()).to_pylist()]
     if isinstance(data_type, DateType):
         return [data_type.fromInternal(v) for v in unique.cast(pa.int32()).to_pylist()]
     return unique.to_pylist()
