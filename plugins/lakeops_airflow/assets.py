@@ -1,6 +1,6 @@
-"""The Airflow asset of a table: lakeops' ingest tasks of the table emit it when they run, and the ETL models
-that read the table are scheduled on it. A table lakeops does not ingest gets an asset watcher instead, which
-records an event when another tool commits to it."""
+"""The Airflow asset of a table: lakeops' ingest tasks of the table, or the ETL task of the model that writes it,
+emit it when they run, and the ETL models that read the table are scheduled on it. A table no lakeops task writes
+gets an asset watcher instead, which records an event when another tool commits to it."""
 
 from __future__ import annotations
 

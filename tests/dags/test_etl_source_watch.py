@@ -25,7 +25,7 @@ SQL = "SELECT id, user_id, amount FROM flink_orders\n"
 
 def _config(tmp_path, schedule=None):
     (tmp_path / "copy.sql").write_text(SQL)
-    tables = {"lakeops.events": {"source": "events"}, "lakeops.orders_copy": {},
+    tables = {"lakeops.events": {"source": "events"}, "lakeops.orders_copy": {}, "lakeops.amount_by_user": {},
               "lakeops.streamed": {"source": "streamed", "ingest": {"mode": "streaming"},
                                    "streaming": {"runner": "supervised"}}}
     model = {"sql": "copy.sql", "table": "lakeops.orders_copy", "key": ["id"], "partition_column": "created_at",
@@ -33,7 +33,11 @@ def _config(tmp_path, schedule=None):
                          "events": {"kind": "append"}, "streamed": {"kind": "append"}}}
     if schedule:
         model["schedule"] = schedule
-    data = config_data(tmp_path, tables=tables, models={"orders_copy": model})
+    # A model over the first one's table: lakeops' own ETL writes that table.
+    (tmp_path / "by_user.sql").write_text("SELECT user_id, sum(amount) AS amount FROM orders_copy GROUP BY user_id\n")
+    chained = {"sql": "by_user.sql", "table": "lakeops.amount_by_user", "key": ["user_id"], "partition_column": "user_id",
+               "sources": {"orders_copy": {"kind": "changelog"}}}
+    data = config_data(tmp_path, tables=tables, models={"orders_copy": model, "amount_by_user": chained})
     data["health"] = {"watch_interval_seconds": 30, "watch_min_event_interval_seconds": 30}
     return data, parse_config(data, tmp_path)
 
@@ -55,6 +59,15 @@ def test_sources_another_tool_writes_are_watched_and_ingested_ones_are_not(tmp_p
         (watcher,) = watchers[f"lakeops.table.lakeops.{name}"]
         assert isinstance(watcher.trigger, TableCommitWatchTrigger)
         assert (watcher.trigger.table, watcher.trigger.poke_interval) == (f"lakeops.{name}", 30.0)
+
+
+def test_a_model_over_another_models_table_runs_when_that_models_task_commits(tmp_path):
+    from lakeops_airflow.dags.etl import etl_model_dag
+
+    _, config = _config(tmp_path)
+    upstream = etl_model_dag(config, config.model("orders_copy"))
+    assert [a.name for a in upstream.get_task("etl").outlets] == ["lakeops.table.lakeops.orders_copy"]
+    assert _watchers(etl_model_dag(config, config.model("amount_by_user"))) == {"lakeops.table.lakeops.orders_copy": []}
 
 
 def test_a_model_on_a_schedule_watches_nothing(tmp_path):

@@ -82,6 +82,14 @@ def airflow_env(home: Path, dags_folder: Path, api_port: int, extra: dict[str, s
     return env
 
 
+class ApiError(RuntimeError):
+    """An error status from the REST API, with the api-server's log."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 @dataclass
 class AirflowServices:
     """A running deployment: what tests need to talk to it."""
@@ -112,8 +120,12 @@ class AirflowServices:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"{self.base_url}{path}", data=data, method=method, headers={
             "Content-Type": "application/json", "Authorization": f"Bearer {token or self.token()}"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            raw = response.read()
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as error:  # the api-server's log says why
+            raise ApiError(error.code, f"{method} {path}: HTTP {error.code} {error.read()[:2000]!r}\n"
+                                       f"{self.logs_tail()}") from error
         return json.loads(raw) if raw else None
 
     def cli(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -42,11 +42,14 @@ EXTERNAL_SOURCE = "lakeops.e2e_external_orders"
 """A table no lakeops task writes (the tests write it with pyiceberg, as another tool would); the model
 EXTERNAL_MODEL reads it."""
 EXTERNAL_MODEL = "e2e_external_copy"
+CHAINED_MODEL = "e2e_external_daily"
+"""A model over EXTERNAL_MODEL's table: it runs when EXTERNAL_MODEL's task commits, through the asset that task emits."""
 
 
 def session_config(target: Path) -> Path:
-    """The shipped include/lakeops.yaml plus a discovery rule for DISCOVERED_NAMESPACE, NEVER_CREATED, and the model
-    EXTERNAL_MODEL over EXTERNAL_SOURCE, whose commits its DAG's asset watcher polls every 10 s."""
+    """The shipped include/lakeops.yaml plus a discovery rule for DISCOVERED_NAMESPACE, NEVER_CREATED, the model
+    EXTERNAL_MODEL over EXTERNAL_SOURCE, whose commits its DAG's asset watcher polls every 10 s, and CHAINED_MODEL
+    over EXTERNAL_MODEL's table."""
     config = yaml.safe_load((PROJECT_ROOT / "include" / "lakeops.yaml").read_text())
     config["discover"] = [{"namespaces": [DISCOVERED_NAMESPACE]}]
     config["tables"][NEVER_CREATED] = {}
@@ -57,6 +60,12 @@ def session_config(target: Path) -> Path:
     config["models"][EXTERNAL_MODEL] = {
         "sql": str(Path(__file__).resolve().parent / "external_copy.sql"), "key": ["id"], "partition_column": "created_at",
         "sources": {"orders": {"kind": "append", "table": EXTERNAL_SOURCE, "time_column": "created_at"}}}
+    config["tables"][f"lakeops.{CHAINED_MODEL}"] = {"create": {
+        "columns": {"day": "timestamp", "amount": "bigint", "orders": "bigint"}, "partition_by": ["day(day)"]}}
+    config["models"][CHAINED_MODEL] = {
+        "sql": str(Path(__file__).resolve().parent / "external_daily.sql"), "key": ["day"], "partition_column": "day",
+        "sources": {"copies": {"kind": "changelog", "table": f"lakeops.{EXTERNAL_MODEL}", "time_column": "created_at",
+                               "keys": {"day": "date_trunc('day', created_at)"}}}}
     config["health"] = {**config.get("health", {}), "watch_interval_seconds": 10, "watch_min_event_interval_seconds": 10}
     target.write_text(yaml.safe_dump(config, sort_keys=False))
     return target

@@ -42,8 +42,10 @@ def dag_id_of(model: str) -> str:
 
 
 def emits_commits(config: LakeopsConfig, identifier: str) -> bool:
-    """Whether lakeops' own tasks emit the table's asset when they commit: its ingest DAG's, or its stream DAG's
-    runs that end; a supervised stream commits for an hour without emitting."""
+    """Whether lakeops' own tasks emit the table's asset when they commit: its ingest DAG's, its stream DAG's runs
+    that end (a supervised stream commits for an hour without emitting), or the DAG of the model that writes it."""
+    if any(config.identifier(m.table_name) == identifier for m in config.models.values()):
+        return True
     try:
         spec = config.table(identifier)
     except ConfigError:  # neither configured nor discovered: written by another tool
@@ -52,7 +54,7 @@ def emits_commits(config: LakeopsConfig, identifier: str) -> bool:
 
 
 def _source_asset(config: LakeopsConfig, identifier: str) -> Asset:
-    """A source's asset: emitted by lakeops' ingest tasks, or watched in the triggerer for the other writers' commits."""
+    """A source's asset: emitted by lakeops' ingest or ETL tasks, or watched in the triggerer for the other writers' commits."""
     watch = None if emits_commits(config, identifier) else config.health.watch_interval_seconds
     return table_asset(identifier, watch)
 
@@ -93,6 +95,8 @@ def etl_model_dag(config: LakeopsConfig, model: ModelConfig) -> DAG:
         LakeopsSparkSubmitOperator(
             task_id="etl",
             job="incremental_etl",
+            # A model reading this one's table runs when this task commits to it, without polling it.
+            outlets=[table_asset(config.identifier(model.table_name))],
             job_args=[
                 "--model", model.name,
                 "--from-date", "{{ params.from_date or '' }}",

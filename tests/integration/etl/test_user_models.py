@@ -122,6 +122,30 @@ def test_join_of_two_sources_with_late_data_on_one_side(catalog_spark, tmp_path)
     assert after["impressions"] == marks["impressions"] and after["clicks"] != marks["clicks"]
 
 
+def test_a_model_over_another_models_table_follows_its_merges_and_backfills(spark, tmp_path):
+    """day_totals reads items_by_group's table as a changelog source: lakeops' own copy-on-write MERGE and a backfill's
+    overwrite of a date rewrite its files between runs. After each run of both, day_totals equals its recompute."""
+    config, _ = user_models_config(spark, tmp_path)
+    create_tables(spark, config, "items")
+    items = config.qualified("items")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (1, 0, 1, TIMESTAMP '2026-11-01 05:00:00'), "
+              "(2, 1, 2, TIMESTAMP '2026-11-01 06:00:00'), (3, 1, 3, TIMESTAMP '2026-11-02 06:00:00'), "
+              "(4, 2, 4, TIMESTAMP '2026-11-03 07:00:00')")
+    assert [_run(spark, config, m).mode for m in ("items_by_group", "day_totals")] == ["full", "full"]
+    spark.sql(f"UPDATE {items} SET v = 100 WHERE id = 2")
+    spark.sql(f"DELETE FROM {items} WHERE id = 4")
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (5, 3, 7, TIMESTAMP '2026-11-02 09:00:00')")
+    assert [_run(spark, config, m).mode for m in ("items_by_group", "day_totals")] == ["incremental", "incremental"]
+    assert _equal_to_scratch(spark, config, "day_totals")
+    spark.sql(f"UPDATE {items} SET v = 5 WHERE id = 3")
+    assert _run(spark, config, "items_by_group", backfill_dates=(date(2026, 11, 2),)).mode == "backfill"
+    result = _run(spark, config, "day_totals")
+    assert (result.mode, result.status) == ("incremental", "committed")
+    assert _equal_to_scratch(spark, config, "day_totals")
+    days = config.qualified("day_totals")
+    assert sorted((r.day.day, r.total, r.groups) for r in spark.table(days).collect()) == [(1, 101, 2), (2, 12, 2)]
+
+
 def test_a_change_touching_most_of_the_source_recomputes_in_full(spark, tmp_path, monkeypatch):
     """With full_recompute_share 0.5: a change to one of ten day files stays incremental; an UPDATE of every
     row (every file read at both snapshots) runs as a full recompute, says why, and moves the watermark. That

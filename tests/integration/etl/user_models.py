@@ -21,6 +21,8 @@ ITEMS_CURRENT_SQL = "SELECT id, grp, v * 2 AS doubled, ts FROM items WHERE v >= 
 ITEMS_IN_GROUP_SQL = "SELECT id, grp, v, ts, sum(v) OVER (PARTITION BY grp) AS group_total FROM items\n"
 VISITS_SQL = "SELECT visitor, date_trunc('day', ts) AS day, count(1) AS n FROM visits GROUP BY 1, 2\n"
 VISITS_BY_DATE_SQL = "SELECT visitor, to_date(ts) AS day, count(1) AS n FROM visits GROUP BY 1, 2\n"
+# A model over another model's table (items_by_group, which lakeops' copy-on-write MERGE writes).
+DAY_TOTALS_SQL = "SELECT day, sum(total) AS total, count(1) AS groups FROM items_by_group GROUP BY day\n"
 HITS = {"columns": {"ad_id": "bigint not null", "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}
 DAY_KEY = {"day": "date_trunc('day', ts)"}
 TABLES = {
@@ -40,6 +42,8 @@ TABLES = {
                                           "partition_by": ["day(day)"]}},
     "lakeops.items_spread": {"create": {"columns": {"grp": "bigint", "day": "timestamp", "spread": "bigint",
                                                     "largest": "bigint"}, "partition_by": ["day(day)"]}},
+    "lakeops.day_totals": {"create": {"columns": {"day": "timestamp", "total": "bigint", "groups": "bigint"},
+                                      "partition_by": ["day(day)"]}},
     "lakeops.impressions": {"create": HITS},
     "lakeops.clicks": {"create": HITS},
     "lakeops.ad_day": {"create": {"columns": {"ad_id": "bigint not null", "day": "timestamp not null",
@@ -67,6 +71,8 @@ MODELS = {
     "items_spread": {"python": "tests.integration.etl.user_models:items_spread", "key": ["grp", "day"],
                      "partition_column": "day", "full_recompute_share": 0,
                      "sources": {"items": {"kind": "changelog", "time_column": "ts", "keys": DAY_KEY}}},
+    "day_totals": {"sql": "day_totals.sql", "key": ["day"], "partition_column": "day", "full_recompute_share": 0,
+                   "sources": {"items_by_group": {"kind": "changelog", "time_column": "day"}}},
     "ad_day": {"sql": "ad_day.sql", "key": ["ad_id", "day"], "partition_column": "day", "full_recompute_share": 0,
                "sources": {"impressions": {"kind": "append", "time_column": "ts", "keys": DAY_KEY},
                            "clicks": {"kind": "append", "time_column": "ts", "keys": DAY_KEY}}},
@@ -95,6 +101,7 @@ def user_models_config(spark, base: Path, full_recompute_share: float = 0):
     (base / "items_in_group.sql").write_text(ITEMS_IN_GROUP_SQL)
     (base / "visits_by_day.sql").write_text(VISITS_SQL)
     (base / "visits_by_date.sql").write_text(VISITS_BY_DATE_SQL)
+    (base / "day_totals.sql").write_text(DAY_TOTALS_SQL)
     models = {**MODELS, "items_by_group": {**MODELS["items_by_group"], "full_recompute_share": full_recompute_share}}
     path = base / "lakeops.yaml"
     path.write_text(yaml.safe_dump(config_data(base, TABLES, models), sort_keys=False))
