@@ -122,15 +122,41 @@ def parse_config(data: Any, base_dir: Path) -> LakeopsConfig:
 
 
 def _check_model_tables(models: dict[str, ModelConfig], tables: dict[str, TableConfig], namespace: str) -> None:
-    """Every model's table is configured (snapshot expiry reads the watermarks of configured tables) and its
-    source names are table identifiers."""
+    """Every model's table is configured (snapshot expiry reads the watermarks of configured tables) and written by
+    that model only, its source names are table identifiers, and no model reads its own table through other models."""
+    writers: dict[str, str] = {}
+    reads: dict[str, set[str]] = {}
     for model in models.values():
-        for name in model.sources:
-            TableId.parse(model.source_table(name), namespace, what=f"models.{model.name}.sources.{name}.table")
+        reads[model.name] = {str(TableId.parse(model.source_table(name), namespace,
+                                               what=f"models.{model.name}.sources.{name}.table")) for name in model.sources}
         target = str(TableId.parse(model.table_name, namespace, what=f"models.{model.name}.table"))
         if target not in tables:
             raise ConfigError(f"models.{model.name}: its table {target} is not under tables; add an entry for it "
                               "(with create: its columns and partition_by) so that expiry keeps its watermarks")
+        if target in writers:
+            raise ConfigError(f"models.{model.name}: its table {target} is the table of models.{writers[target]} too; "
+                              "a model's table holds that model's rows and watermarks only: give one of them its own "
+                              "table (models.<name>.table)")
+        writers[target] = model.name
+    upstream = {name: sorted(writers[t] for t in read if t in writers) for name, read in reads.items()}
+    for name in sorted(upstream):
+        cycle = _cycle_from(name, upstream, [name])
+        if cycle:
+            raise ConfigError(f"models: {' -> '.join(cycle)} read each other's tables (each reads the next one's), "
+                              "so each run's commit would start the next model's run, forever; a model must not "
+                              "read its own table, directly or through other models: remove one of those sources")
+
+
+def _cycle_from(name: str, upstream: dict[str, list[str]], path: list[str]) -> list[str] | None:
+    """The first path of models back to path[0] through the tables they read, if any."""
+    for other in upstream[name]:
+        if other == path[0]:
+            return [*path, other]
+        if other not in path:
+            found = _cycle_from(other, upstream, [*path, other])
+            if found:
+                return found
+    return None
 
 
 def default_config_path() -> Path:

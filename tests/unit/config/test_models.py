@@ -81,3 +81,29 @@ def test_the_docs_model_example_parses(tmp_path):
     model = config.model("ad_day")
     assert [model.source_table(s) for s in model.sources] == ["web.impressions", "web.clicks"]
     assert model.span_pruning
+
+
+def _models(tmp_path, models: dict, tables=("events", "daily", "weekly")):
+    (tmp_path / "m.sql").write_text("SELECT 1 AS k, current_date() AS day;\n")
+    entries = {name: {"sql": "m.sql", "table": f"lakeops.{table}", "key": ["k"], "partition_column": "day",
+                      "sources": {source: {"kind": "changelog"} for source in sources}}
+               for name, (table, sources) in models.items()}
+    return parse_config({"catalog": {"namespace": "lakeops", "data_dir": "d"},
+                         "tables": {f"lakeops.{t}": {} for t in tables}, "models": entries}, tmp_path)
+
+
+def test_a_model_over_another_models_table_is_accepted(tmp_path):
+    config = _models(tmp_path, {"daily": ("daily", ["events"]), "weekly": ("weekly", ["daily"])})
+    assert config.model("weekly").source_table("daily") == "daily"
+
+
+@pytest.mark.parametrize(("models", "message"), [
+    ({"daily": ("daily", ["events", "daily"])}, r"models: daily -> daily read each other's tables"),
+    ({"daily": ("daily", ["weekly"]), "weekly": ("weekly", ["events", "daily"])},
+     r"models: daily -> weekly -> daily read each other's tables .* forever; a model must not read its own table"),
+    ({"daily": ("daily", ["events"]), "again": ("daily", ["events"])},
+     r"models.again: its table lakeops.daily is the table of models.daily too; .* give one of them its own table"),
+])
+def test_models_that_would_trigger_each_other_forever_or_share_a_table_are_refused(tmp_path, models, message):
+    with pytest.raises(ConfigError, match=message):
+        _models(tmp_path, models)
