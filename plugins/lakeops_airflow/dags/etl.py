@@ -4,8 +4,9 @@ and exactly once, when a source commits or on the model's schedule, and backfill
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
-from airflow.sdk import DAG, Asset, AssetAny, AssetOrTimeSchedule, CronDataIntervalTimetable, Param
+from airflow.sdk import DAG, Asset, AssetAny, AssetOrTimeSchedule, CronDataIntervalTimetable, Param, task
 
 from lakeops.config import LakeopsConfig
 from lakeops.config.models import ModelConfig
@@ -34,6 +35,9 @@ the sources changed on since it (of the whole table when those cannot be told fr
 from the sources' current snapshots; backfills are idempotent, may run in any order and never move the
 watermarks. A manual run with the params `from_date`/`to_date` recomputes that range; `full_recompute` rebuilds
 the whole table. From a shell: `lakeops etl run {model} [--full] [--from D --to D]`.
+
+**No work, no Spark**: `has_work` plans the run from the catalog's metadata; when every source is at its watermark,
+`etl` (the spark-submit) is skipped and no asset event is emitted for the models that read `{table}`.
 """
 
 
@@ -92,7 +96,18 @@ def etl_model_dag(config: LakeopsConfig, model: ModelConfig) -> DAG:
             "full_recompute": Param(False, type="boolean", description="rebuild the whole table from its sources"),
         },
     ) as dag:
-        LakeopsSparkSubmitOperator(
+        @task.short_circuit
+        def has_work(params: dict | None = None, dag_run: Any = None, data_interval_start: Any = None) -> bool:
+            """Whether a source moved since its watermarks (or the run backfills or recomputes), from metadata alone:
+            when none did, the etl task is skipped, and emits no asset event that would start the models downstream."""
+            from lakeops.etl.tasks import run_has_work
+
+            params = params or {}
+            return run_has_work(model.name, bool(params.get("full_recompute")), str(dag_run.run_type) if dag_run else None,
+                                data_interval_start.isoformat() if data_interval_start else None,
+                                params.get("from_date"), params.get("to_date"))
+
+        has_work() >> LakeopsSparkSubmitOperator(
             task_id="etl",
             job="incremental_etl",
             # A model reading this one's table runs when this task commits to it, without polling it.
