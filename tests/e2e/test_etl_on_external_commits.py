@@ -26,11 +26,11 @@ SCHEMA = pa.schema([("id", pa.int64()), ("amount", pa.int64()), ("created_at", p
 
 
 def _asset_events(services) -> list[dict]:
-    """The newest asset events. Airflow 3.3 answers 500 while a run an event created is queued, its start date not set
-    yet (apache/airflow#71360): the call is repeated until that run has started."""
+    """The 100 newest asset events, newest first. Airflow 3.3 answers 500 while a run an event created is queued,
+    its start date not set yet (apache/airflow#71360): the call is repeated until that run has started."""
     def answer() -> tuple[list[dict]] | None:
         try:
-            return (services.api("GET", "/api/v2/assets/events?limit=100")["asset_events"],)
+            return (services.api("GET", "/api/v2/assets/events?limit=100&order_by=-timestamp")["asset_events"],)
         except ApiError as error:
             if error.code != 500:
                 raise
