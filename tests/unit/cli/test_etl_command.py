@@ -38,3 +38,12 @@ def test_render_names_each_run():
     text = render({"model": "m", "result": {"models": [{"mode": "incremental", "status": "committed", "reason": "r",
                                                         "keys": 3, "snapshot_id": 9}]}})
     assert text == "model m:\n  incremental run: committed (r); 3 keys/rows recomputed, snapshot 9"
+
+
+def test_render_says_when_nothing_was_done_and_whether_spark_started():
+    noop = {"models": [{"mode": "noop", "status": "noop", "reason": "every source is at its watermark", "keys": 0,
+                        "snapshot_id": None}]}
+    assert render({"model": "m", "spark_job": False, "result": noop}) == (
+        "model m:\n  nothing to do (every source is at its watermark); no Spark job started")
+    assert render({"model": "m", "spark_job": True, "result": noop}) == (
+        "model m:\n  nothing to do (every source is at its watermark)")

@@ -1,6 +1,7 @@
 """`lakeops etl run MODEL [--full] [--from D --to D]`: one run of an ETL model, as its DAG runs it
 (spark-submit incremental_etl): incremental from the watermarks, a full recompute, or a backfill of a date
-range (partition-scoped overwrite, watermarks unmoved)."""
+range (partition-scoped overwrite, watermarks unmoved). An incremental run whose sources are all at their
+watermarks is answered from the catalog's metadata, without starting Spark, as the DAG's has_work task does."""
 
 from __future__ import annotations
 
@@ -23,14 +24,35 @@ def job_args(model: str, full: bool, first: str | None, last: str | None) -> lis
 def render(d: dict[str, Any]) -> str:
     lines = [f"model {d['model']}:"]
     for r in (d.get("result") or {}).get("models", []):
+        if r["status"] == "noop":
+            started = "" if d.get("spark_job", True) else "; no Spark job started"
+            lines.append(f"  nothing to do ({r['reason']}){started}")
+            continue
         lines.append(f"  {r['mode']} run: {r['status']} ({r['reason']}); {r['keys']} keys/rows recomputed, "
                      f"snapshot {r['snapshot_id']}")
     return "\n".join(lines)
 
 
+def _nothing_to_do(ctx: Context, model: str) -> str | None:
+    """Why an incremental run of the model has nothing to do (every source at its watermark), planned from the
+    catalog's metadata; None when it has work. The job plans again when it starts."""
+    from lakeops.etl.inputs import plan_from_catalog
+
+    plan = plan_from_catalog(ctx.catalog, ctx.config, model)
+    return plan.reason if plan.mode == "noop" else None
+
+
 def run(ctx: Context, model: str, full: bool, first: str | None, last: str | None) -> int:
     name = ctx.config.model(model).name
+    args = job_args(name, full, first, last)
     document: dict[str, Any] = {"command": "etl run", "model": name}
-    document["result"] = ctx.run_job("incremental_etl", job_args(name, full, first, last))
+    reason = None if full or first or last else _nothing_to_do(ctx, name)
+    if reason is not None:
+        document["spark_job"] = False
+        document["result"] = {"models": [{"model": name, "mode": "noop", "status": "noop", "reason": reason,
+                                          "snapshot_id": None, "keys": 0}]}
+    else:
+        document["spark_job"] = True
+        document["result"] = ctx.run_job("incremental_etl", args)
     ctx.console.result(document, render(document))
     return EXIT_OK
