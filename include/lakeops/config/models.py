@@ -50,8 +50,9 @@ class ModelConfig:
     python: str | None = None
     """Instead of sql: `module:function` taking (spark, {source name: DataFrame}) and returning the model's rows."""
     table: str = ""
-    """The downstream table (configured under `tables`, which gives its columns and partitioning); default: the
-    model's name."""
+    """The downstream table; default: the model's name. Its entry under `tables` may declare its columns and
+    partitioning (`create`); without one, the first run creates it from the SELECT's columns, partitioned by the day
+    of partition_column."""
     key: tuple[str, ...] = ()
     """The model's row key: the MERGE of an incremental run matches on it."""
     recompute_by: tuple[str, ...] = ()

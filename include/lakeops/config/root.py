@@ -117,22 +117,24 @@ def parse_config(data: Any, base_dir: Path) -> LakeopsConfig:
     if landing and "://" not in landing:
         landing = str((base_dir / landing).resolve())
     models = parse_models(data.get("models"), base_dir)
-    _check_model_tables(models, tables, config.catalog.namespace)
+    _check_model_tables(models, config.catalog.namespace)
+    for model in models.values():
+        # A model's table without an entry is configured with the defaults: its health, compaction and expiry (which
+        # keeps its watermark snapshots) as any table's; its first run creates it from the SELECT.
+        target = TableId.parse(model.table_name, config.catalog.namespace)
+        tables.setdefault(str(target), build_table(target, {}, defaults))
     return dataclasses.replace(config, catalog=catalog, landing_dir=landing, tables=tables, models=models)
 
 
-def _check_model_tables(models: dict[str, ModelConfig], tables: dict[str, TableConfig], namespace: str) -> None:
-    """Every model's table is configured (snapshot expiry reads the watermarks of configured tables) and written by
-    that model only, its source names are table identifiers, and no model reads its own table through other models."""
+def _check_model_tables(models: dict[str, ModelConfig], namespace: str) -> None:
+    """Every model's table is written by that model only, its source names are table identifiers, and no model reads
+    its own table through other models."""
     writers: dict[str, str] = {}
     reads: dict[str, set[str]] = {}
     for model in models.values():
         reads[model.name] = {str(TableId.parse(model.source_table(name), namespace,
                                                what=f"models.{model.name}.sources.{name}.table")) for name in model.sources}
         target = str(TableId.parse(model.table_name, namespace, what=f"models.{model.name}.table"))
-        if target not in tables:
-            raise ConfigError(f"models.{model.name}: its table {target} is not under tables; add an entry for it "
-                              "(with create: its columns and partition_by) so that expiry keeps its watermarks")
         if target in writers:
             raise ConfigError(f"models.{model.name}: its table {target} is the table of models.{writers[target]} too; "
                               "a model's table holds that model's rows and watermarks only: give one of them its own "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lakeops.config import LakeopsConfig, TableConfig
 from lakeops.exceptions import ConfigError
 from lakeops.sql_literals import properties as sql_properties
-from lakeops.tables.definition import ColumnDef
+from lakeops.tables.definition import ColumnDef, TableDefinition
 from lakeops.tables.identifier import quote
 
 # write.wap.enabled: batches are staged, then published once under their batch id (exactly once).
@@ -35,14 +35,16 @@ def _create_sql(qualified: str, columns: tuple[ColumnDef, ...], partitioned: tup
     return sql + f"\nTBLPROPERTIES ({sql_properties(properties)})"
 
 
-def create_table_sql(config: LakeopsConfig, table: TableConfig) -> str:
-    """The table as its `create` block declares it; a table without one must exist already."""
-    if table.create is None:
+def create_table_sql(config: LakeopsConfig, table: TableConfig, derived: TableDefinition | None = None) -> str:
+    """The table as its `create` block declares it, else as `derived` (a model's table, from its SELECT); a table
+    with neither must exist already."""
+    definition = table.create or derived
+    if definition is None:
         raise ConfigError(f"table {table.name} does not exist and its config entry has no `create` block; create the "
                           f"table with the engine that writes it, or declare its columns under tables.{table.name}.create")
-    return _create_sql(config.qualified(table.name), table.create.columns,
-                       tuple(p.spark_ddl() for p in table.create.partition_by),
-                       {**BASE_PROPERTIES, **table.create.properties})
+    return _create_sql(config.qualified(table.name), definition.columns,
+                       tuple(p.spark_ddl() for p in definition.partition_by),
+                       {**BASE_PROPERTIES, **definition.properties})
 
 
 def create_quarantine_sql(config: LakeopsConfig, table: TableConfig) -> str:

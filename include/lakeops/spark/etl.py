@@ -24,6 +24,7 @@ from lakeops.config.models import ModelConfig
 from lakeops.etl.diff_files import DiffFiles, diff_files
 from lakeops.etl.key_ranges import covering_ranges, range_condition
 from lakeops.etl.model_columns import check_model_columns
+from lakeops.etl.model_table import model_table_definition
 from lakeops.etl.plan import (
     EtlPlan,
     SourceRange,
@@ -79,11 +80,22 @@ def run_id(plan: EtlPlan) -> str:
     return f"{plan.model}@{plan.mode}{dates}:{sources}"
 
 
-def ensure_downstream(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, table: str) -> None:
-    if not catalog.table_exists(config.identifier(table)):
-        spec = config.table(table)
-        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {spec.id.spark_namespace(config.catalog.name)}")
-        spark.sql(create_table_sql(config, spec))
+def ensure_downstream(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, model: ModelConfig,
+                      plan: EtlPlan) -> None:
+    """Create the model's table if it does not exist: as its config entry's `create` block declares it, else from the
+    columns the model's SELECT yields over the plan's source snapshots (lakeops.etl.model_table; no Spark job)."""
+    if catalog.table_exists(config.identifier(model.table_name)):
+        return
+    spec = config.table(model.table_name)
+    derived = None
+    if spec.create is None:
+        inputs = {name: _at(spark, config, r) for name, r in _ranges(model, plan).items()}
+        fields = model_rows(spark, model, inputs).schema.fields
+        derived = model_table_definition(model, [(f.name, f.dataType.simpleString(), f.nullable) for f in fields])
+        log.info("%s: creating %s from the model's SELECT: %s", model.name, spec.name,
+                 ", ".join(c.ddl() for c in derived.columns))
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {spec.id.spark_namespace(config.catalog.name)}")
+    spark.sql(create_table_sql(config, spec, derived))
 
 
 def _ranges(model: ModelConfig, plan: EtlPlan) -> dict[str, SourceRange]:
@@ -442,7 +454,7 @@ def run_etl(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, plan: 
     log_fn = log.warning if "expired" in plan.reason or "cannot follow" in plan.reason else log.info
     log_fn("%s: %s run (%s) over %s", plan.model, plan.mode, plan.reason,
            ", ".join(f"{r.source} {r.start_snapshot_id}..{r.end_snapshot_id}" for r in plan.ranges))
-    ensure_downstream(spark, catalog, config, model.table_name)
+    ensure_downstream(spark, catalog, config, model, plan)
     identity = run_id(plan)
     target = config.qualified(model.table_name)
     spark.sparkContext.setJobDescription(f"lakeops etl {identity}")

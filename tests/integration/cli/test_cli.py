@@ -223,12 +223,11 @@ ACCOUNT_DAYS_SQL = ("SELECT account_id, date_trunc('day', ts) AS day, count(1) A
 
 def _with_model(lake):
     """The lake's config with a model the user wrote over lake.sales.orders (a changelog source: Spark's
-    merge-on-read UPDATE and DELETE change it), its table created by the first run."""
+    merge-on-read UPDATE and DELETE change it). Its table has no entry under tables: the first run creates it
+    from the SELECT."""
     path = lake.config_path.with_name("etl.yaml")
     data = yaml.safe_load(lake.config_path.read_text())
     (path.parent / "account_days.sql").write_text(ACCOUNT_DAYS_SQL)
-    data["tables"][MODEL_TABLE] = {"create": {"columns": {"account_id": "bigint", "day": "timestamp", "n": "bigint",
-                                                          "total": "double"}, "partition_by": ["day(day)"]}}
     data["models"] = {MODEL: {"sql": "account_days.sql", "table": MODEL_TABLE, "key": ["account_id", "day"],
                               "partition_column": "day", "full_recompute_share": 0,
                               "sources": {"orders": {"table": TABLE, "kind": "changelog", "time_column": "ts",
@@ -258,6 +257,10 @@ def test_etl_run_keeps_a_users_model_equal_to_its_recompute_and_skips_spark_when
     first = etl.json("etl", "run", MODEL)
     assert first["spark_job"] and [(r["mode"], r["status"]) for r in first["result"]["models"]] == [("full", "committed")]
     assert _model_rows(etl) == _recomputed(etl) and len(_model_rows(etl)) >= 13  # 13 accounts a day
+    created = lake.catalog.load_table(MODEL_TABLE)
+    assert [(f.name, str(f.field_type), f.required) for f in created.schema().fields] == [
+        ("account_id", "long", False), ("day", "timestamptz", False), ("n", "long", True), ("total", "double", False)]
+    assert [(f.name, str(f.transform)) for f in created.spec().fields] == [("day_day", "day")]
 
     qualified = load_config(etl.config_path).qualified(TABLE)
     spark.sql(f"REFRESH TABLE {qualified}")

@@ -31,6 +31,14 @@ def test_a_model_is_typed_with_its_defaults(tmp_path):
     assert model.full_recompute_share == 0.5
 
 
+def test_a_models_table_without_an_entry_is_configured_with_the_defaults(tmp_path):
+    config = _config(tmp_path, table="analytics.other")
+    assert config.model("daily").table_name == "analytics.other"
+    other = config.table("analytics.other")
+    assert other.create is None and not other.ingested and other.name == "analytics.other"
+    assert "lakeops.daily" in config.tables  # the entry given stays as written
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"sql": "nope.sql"}, r"models.daily.sql: file .*nope.sql' does not exist; the path is relative to the config file"),
     ({"python": "pkg.mod:fn"}, "give exactly one of sql .* or python"),
@@ -42,7 +50,6 @@ def test_a_model_is_typed_with_its_defaults(tmp_path):
     ({"sources": {"events": {"mode": "append"}}}, "sources.events: unknown key 'mode'; allowed keys are table, kind"),
     ({"sources": {"ev-ents": {}}}, "'ev-ents' is not a valid name"),
     ({"sources": []}, "sources: \\[\\] must be a mapping of source name to settings"),
-    ({"table": "lakeops.other"}, "its table lakeops.other is not under tables; add an entry"),
     ({"owner": "x"}, "models.daily: unknown key 'owner'"),
     ({"full_recompute_share": -0.1}, "models.daily.full_recompute_share: -0.1 must be a number of 0 or more"),
     ({"full_recompute_share": True}, "models.daily.full_recompute_share: True must be a number"),
