@@ -62,6 +62,8 @@ def _dispatch(args: argparse.Namespace, console: Console) -> int:
     if args.command == "etl":
         from lakeops.cli.commands import etl
 
+        if args.etl_command == "status":
+            return etl.status(ctx, args.model)
         return etl.run(ctx, args.model, args.full, args.from_date, args.to_date)
     raise AssertionError(f"unhandled command {args.command!r}")
 

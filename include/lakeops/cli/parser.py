@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--end", metavar="TIME", required=True, help="interval end (exclusive)")
     _spark(ingest)
 
-    etl = command("etl", "run an ETL model (the config's models)")
+    etl = command("etl", "run an ETL model (the config's models), or see how far each is behind its sources")
     etl_actions = etl.add_subparsers(dest="etl_command", metavar="ACTION", required=True)
     etl_run = command("run", "bring a model up to date from its sources' changes, recompute it (--full) or backfill "
                              "dates (--from/--to) (spark-submit incremental_etl)", etl_actions)
@@ -101,4 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     etl_run.add_argument("--from", dest="from_date", metavar="D", help="first date to backfill, e.g. 2026-11-20")
     etl_run.add_argument("--to", dest="to_date", metavar="D", help="last date to backfill (inclusive)")
     _spark(etl_run)
+    etl_status = command("status", "each model's sources: the commits its watermarks have not read yet, and what its "
+                                   "next run would do (metadata only, no Spark)", etl_actions)
+    etl_status.add_argument("model", metavar="MODEL", nargs="?", help="one model (default: every model)")
     return parser

@@ -266,9 +266,15 @@ def test_etl_run_keeps_a_users_model_equal_to_its_recompute_and_skips_spark_when
     spark.sql(f"REFRESH TABLE {qualified}")
     spark.sql(f"UPDATE {qualified} SET amount = amount + 100 WHERE order_id % 50 = 1")
     spark.sql(f"DELETE FROM {qualified} WHERE order_id % 50 = 3")
+    behind = etl.json("etl", "status", MODEL)["models"][0]
+    updated = lake.table().snapshots()[-2]  # the UPDATE: the older of the two commits not read yet
+    assert [(s["source"], s["unread_commits"], s["oldest_unread_ms"]) for s in behind["sources"]] == [
+        (TABLE, 2, updated.timestamp_ms)]
+    assert behind["next_run"]["mode"] == "incremental"
     second = etl.json("etl", "run", MODEL)["result"]["models"]
     assert [(r["mode"], r["status"]) for r in second] == [("incremental", "committed")] and second[0]["keys"] > 0
     assert _model_rows(etl) == _recomputed(etl)
+    assert "orders (lake.sales.orders, changelog): up to date\n  next run: noop" in etl.run("etl", "status").stdout
 
     # Nothing changed since: answered from the metadata. A spark-submit to this master would fail.
     snapshot = lake.catalog.load_table(MODEL_TABLE).current_snapshot().snapshot_id

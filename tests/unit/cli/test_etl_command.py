@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakeops.cli.commands.etl import job_args, render
+from lakeops.cli.commands.etl import job_args, render, render_status
 from lakeops.cli.parser import build_parser
 from lakeops.cli.values import CliError
 from lakeops.exceptions import ConfigError
@@ -47,3 +47,32 @@ def test_render_says_when_nothing_was_done_and_whether_spark_started():
         "model m:\n  nothing to do (every source is at its watermark); no Spark job started")
     assert render({"model": "m", "spark_job": True, "result": noop}) == (
         "model m:\n  nothing to do (every source is at its watermark)")
+
+
+def test_the_status_parser_takes_an_optional_model():
+    assert build_parser().parse_args(["etl", "status"]).model is None
+    assert build_parser().parse_args(["etl", "status", "m"]).etl_command == "status"
+
+
+def _source(watermark, unread, oldest=None):
+    return {"name": "events", "source": "ns.events", "kind": "append", "watermark_snapshot_id": watermark,
+            "current_snapshot_id": 9, "unread_commits": unread, "oldest_unread_ms": oldest}
+
+
+def test_status_says_per_source_what_is_unread_and_since_when():
+    now = 1_800_000_000_000
+    models = [{"model": "m", "table": "ns.m", "exists": True, "snapshot_id": 5, "committed_ms": now - 30 * 60_000,
+               "sources": [_source(4, 2, now - 12 * 60_000), _source(7, 0), _source(3, None), _source(None, None)],
+               "next_run": {"mode": "incremental", "reason": "changes since the watermarks"}},
+              {"model": "n", "table": "ns.n", "exists": False, "snapshot_id": None, "committed_ms": None, "sources": [],
+               "next_run": {"mode": "full", "reason": "first run"}}]
+    assert render_status({"models": models}, now).splitlines() == [
+        "model m -> ns.m: last commit 2027-01-15 07:30:00 UTC, 30 min ago",
+        "  events (ns.events, append): 2 commit(s) unread, the oldest from 2027-01-15 07:48:00 UTC, 12 min ago",
+        "  events (ns.events, append): up to date",
+        "  events (ns.events, append): watermark snapshot 3 is no longer in its history",
+        "  events (ns.events, append): no watermark yet",
+        "  next run: incremental (changes since the watermarks)",
+        "model n -> ns.n: not created yet",
+        "  next run: full (first run)",
+    ]
