@@ -74,6 +74,8 @@ class TablePage:
     sla: dict[str, Any] = field(default_factory=dict)
     missed_deadlines: list[dict[str, Any]] = field(default_factory=list)
     actions: list[ActionButton] = field(default_factory=list)
+    models: list[dict[str, Any]] = field(default_factory=list)
+    """The ETL model that writes the table, if one does: lakeops.etl.status.model_status."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,7 +88,7 @@ class TablePage:
             "window": list(self.window), "snapshots": [asdict(p) for p in self.snapshots],
             "commits": [asdict(c) for c in self.commits], "runs": [asdict(r) for r in self.runs],
             "policy": self.policy, "sla": self.sla, "missed_deadlines": self.missed_deadlines,
-            "actions": [asdict(a) for a in self.actions],
+            "actions": [asdict(a) for a in self.actions], "models": self.models,
         }
 
 

@@ -180,6 +180,15 @@ def _policy(p: TablePage) -> str:
             "<th class='l'>origin</th><th class='l'>where</th></tr>" + "".join(rows) + "</table></details>")
 
 
+def _models(p: TablePage) -> str:
+    from lakeops.etl.status import status_lines
+
+    return "".join(f"<h2>ETL model {escape(m['model'])}</h2><p>Its sources, from the catalog's metadata: the commits its "
+                   f"watermarks have not read yet.</p><ul id='etl-{escape(m['model'])}'>"
+                   + "".join(f"<li>{escape(line)}</li>" for line in status_lines(m, p.now_ms)) + "</ul>"
+                   for m in p.models)
+
+
 def render_table_page(p: TablePage, index_href: str, api_href: str, hours: int) -> str:
     page_href = f"{index_href}{p.table}"
     body = (f"<p><a href='{escape(index_href)}'>all tables</a></p><h1>Table health: {escape(p.table)}</h1>"
@@ -188,6 +197,7 @@ def render_table_page(p: TablePage, index_href: str, api_href: str, hours: int) 
             + "<h2>Actions</h2>" + _actions(p, api_href)
             + "<h2>Now</h2>" + _now(p)
             + "<h2>Freshness SLA</h2>" + _sla(p)
+            + _models(p)
             + "<h2>History</h2>" + _charts(p, page_href, hours)
             + "<h2>Maintenance runs</h2>" + _runs(p)
             + "<h2>Commits that rewrote or removed files</h2>" + _commits(p)

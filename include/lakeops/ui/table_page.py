@@ -74,4 +74,16 @@ def build_table_page(config: LakeopsConfig, catalog: Catalog, name: str, hours: 
     if spec is not None:
         page.policy = explained(spec)
     page.sla = sla_state(page.inputs, spec.freshness_sla_minutes if spec else None, now_ms, name)
+    page.models = _models(config, catalog, name)
     return page
+
+
+def _models(config: LakeopsConfig, catalog: Catalog, name: str) -> list[dict]:
+    """The status of the ETL model writing the table (none for other tables); a failure leaves the rest of the page."""
+    from lakeops.etl.status import model_status, models_writing
+
+    try:
+        return [model_status(catalog, config, model) for model in models_writing(config, name)]
+    except Exception:  # noqa: BLE001 - the table's own figures still make a page
+        log.exception("the ETL status of %s's model failed", name)
+        return []

@@ -11,6 +11,7 @@ import pyarrow as pa
 from pyiceberg.expressions import EqualTo
 
 from lakeops.catalog import load_catalog
+from lakeops.config import parse_config
 from lakeops.health.score import ScoreInputs, score
 from lakeops.health.scores import LatestRow, ScoreRow
 from lakeops.health.sweep import sweep
@@ -23,7 +24,8 @@ from lakeops.ui.render_table import render_table_page
 from lakeops.ui.runs import RawRun, summarize
 from lakeops.ui.table_page import build_index, build_table_page
 from lakeops.ui.timeaxis import DAY_MS, HOUR_MS, ticks, window
-from tests.conftest import make_test_config
+from lakeops.watermark import watermark_key
+from tests.conftest import config_data, make_test_config
 
 MIB = 1024 * 1024
 NOW = 1_800_000_000_000  # 2027-01-15 08:00 UTC
@@ -138,3 +140,29 @@ def test_table_page_from_a_real_table_and_its_stored_evaluations(tmp_path):
     assert [(r.table, r.status) for r in rows] == [("lakeops.t", OK)] and listing.existing == {"lakeops.t"}
     missing = build_table_page(config, catalog, "lakeops.nope", 24, now)
     assert not missing.exists and missing.score is None
+
+
+def test_a_model_tables_page_shows_what_its_watermarks_have_not_read(tmp_path):
+    """A model over lakeops.t writing lakeops.m, its watermark committed by pyiceberg as lakeops' runs commit it
+    (in the data's snapshot summary); then two appends to the source the model has not read."""
+    (tmp_path / "m.sql").write_text("SELECT id FROM t\n")
+    config = parse_config({**config_data(tmp_path, tables={"lakeops.t": {}}),
+                           "models": {"m": {"sql": "m.sql", "key": ["id"], "partition_column": "id",
+                                            "sources": {"t": {"kind": "append"}}}}}, tmp_path)
+    catalog = load_catalog(config.catalog)
+    catalog.create_namespace(config.catalog.namespace)
+    source = catalog.create_table("lakeops.t", schema=pa.schema([("id", pa.int64())]))
+    source.append(pa.table({"id": [1]}))
+    read = source.current_snapshot().snapshot_id
+    model = catalog.create_table("lakeops.m", schema=pa.schema([("id", pa.int64())]))
+    model.append(pa.table({"id": [1]}), snapshot_properties={watermark_key("t"): str(read)})
+    source.append(pa.table({"id": [2]}))
+    source.append(pa.table({"id": [3]}))
+    oldest = source.snapshots()[1].timestamp_ms
+    page = build_table_page(config, catalog, "lakeops.m", 24, NOW)
+    assert [(s["source"], s["watermark_snapshot_id"], s["unread_commits"], s["oldest_unread_ms"])
+            for s in page.models[0]["sources"]] == [("lakeops.t", read, 2, oldest)]
+    assert page.models[0]["next_run"]["mode"] in ("incremental", "full")  # full when the appends outweigh the table
+    html = render_table_page(page, "/lakeops/health/", "/lakeops/api/", 24)
+    assert "<h2>ETL model m</h2>" in html and "t (lakeops.t, append): 2 commit(s) unread, the oldest from" in html
+    assert build_table_page(config, catalog, "lakeops.t", 24, NOW).models == []  # a source's page: no model section

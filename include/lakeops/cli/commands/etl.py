@@ -58,55 +58,15 @@ def run(ctx: Context, model: str, full: bool, first: str | None, last: str | Non
     return EXIT_OK
 
 
-def _model_status(ctx: Context, name: str) -> dict[str, Any]:
-    """One model's table, its sources' lag behind their watermarks, and what its next incremental run would do."""
-    from lakeops.etl.inputs import plan_from_catalog
-    from lakeops.etl.lag import snapshot_facts, source_lag
-    from lakeops.watermark import current_watermarks
-
-    model = ctx.config.model(name)
-    identifier = ctx.config.identifier(model.table_name)
-    table = ctx.catalog.load_table(identifier) if ctx.catalog.table_exists(identifier) else None
-    head = table.current_snapshot() if table is not None else None
-    marks = current_watermarks(table) if table is not None and head is not None else {}
-    sources = []
-    for alias in model.sources:
-        source = ctx.config.identifier(model.source_table(alias))
-        loaded = ctx.catalog.load_table(source) if ctx.catalog.table_exists(source) else None
-        current = loaded.current_snapshot() if loaded is not None else None
-        # The watermarks are named by the source table as the model names it (lakeops.etl.inputs.plan_from_catalog).
-        lag = source_lag(source, snapshot_facts(loaded) if loaded is not None else [],
-                         current.snapshot_id if current else None, marks.get(model.source_table(alias)))
-        sources.append({"name": alias, "kind": model.source(alias).kind, **lag.as_dict()})
-    plan = plan_from_catalog(ctx.catalog, ctx.config, name)
-    return {"model": name, "table": identifier, "exists": table is not None,
-            "snapshot_id": head.snapshot_id if head else None, "committed_ms": head.timestamp_ms if head else None,
-            "sources": sources, "next_run": {"mode": plan.mode, "reason": plan.reason}}
-
-
-def _when(ms: int, now_ms: int) -> str:
-    from datetime import UTC, datetime
-
-    moment = datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    return f"{moment}, {max(0, now_ms - ms) // 60_000} min ago"
-
-
 def render_status(d: dict[str, Any], now_ms: int) -> str:
+    from lakeops.etl.status import status_lines, when_text
+
     lines = []
     for m in d["models"]:
-        committed = f"last commit {_when(m['committed_ms'], now_ms)}" if m["committed_ms"] else (
+        committed = f"last commit {when_text(m['committed_ms'], now_ms)}" if m["committed_ms"] else (
             "no commit yet" if m["exists"] else "not created yet")
         lines.append(f"model {m['model']} -> {m['table']}: {committed}")
-        for s in m["sources"]:
-            if s["unread_commits"] is None:
-                state = ("no watermark yet" if s["watermark_snapshot_id"] is None else
-                         f"watermark snapshot {s['watermark_snapshot_id']} is no longer in its history")
-            elif s["unread_commits"] == 0:
-                state = "up to date"
-            else:
-                state = f"{s['unread_commits']} commit(s) unread, the oldest from {_when(s['oldest_unread_ms'], now_ms)}"
-            lines.append(f"  {s['name']} ({s['source']}, {s['kind']}): {state}")
-        lines.append(f"  next run: {m['next_run']['mode']} ({m['next_run']['reason']})")
+        lines.extend(f"  {line}" for line in status_lines(m, now_ms))
     return "\n".join(lines)
 
 
@@ -116,6 +76,9 @@ def status(ctx: Context, model: str | None) -> int:
     names = [ctx.config.model(model).name] if model else list(ctx.config.models)
     if not names:
         raise CliError(f"no models in {ctx.config_path}; declare them under models: (docs/incremental-etl.md)")
-    document: dict[str, Any] = {"command": "etl status", "models": [_model_status(ctx, name) for name in names]}
+    from lakeops.etl.status import model_status
+
+    models = [model_status(ctx.catalog, ctx.config, name) for name in names]
+    document: dict[str, Any] = {"command": "etl status", "models": models}
     ctx.console.result(document, render_status(document, int(time.time() * 1000)))
     return EXIT_OK
