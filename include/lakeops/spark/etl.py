@@ -83,7 +83,8 @@ def run_id(plan: EtlPlan) -> str:
 def ensure_downstream(spark: SparkSession, catalog: Catalog, config: LakeopsConfig, model: ModelConfig,
                       plan: EtlPlan) -> None:
     """Create the model's table if it does not exist: as its config entry's `create` block declares it, else from the
-    columns the model's SELECT yields over the plan's source snapshots (lakeops.etl.model_table; no Spark job)."""
+    columns the model's SELECT yields over the plan's source snapshots (lakeops.etl.model_table; a SQL model's schema
+    is known from its plan, without a Spark job)."""
     if catalog.table_exists(config.identifier(model.table_name)):
         return
     spec = config.table(model.table_name)
