@@ -11,7 +11,7 @@ from lakeops.exceptions import ConfigError
 
 @dataclass(frozen=True)
 class Alert:
-    kind: str  # "deadline" or "freshness"
+    kind: str  # "deadline", "freshness" or "lag"
     table: str
     dag_id: str
     run_id: str
@@ -21,7 +21,7 @@ class Alert:
 
     @property
     def subject(self) -> str:
-        what = "deadline missed" if self.kind == "deadline" else "freshness SLA missed"
+        what = {"deadline": "deadline missed", "lag": "ETL lag SLA missed"}.get(self.kind, "freshness SLA missed")
         return f"[lakeops] {what}: table {self.table}, DAG {self.dag_id} ({format_duration(self.late_seconds)} late)"
 
     @property
@@ -93,3 +93,18 @@ def freshness_alert(*, table: str, dag_id: str, run_id: str, last_commit: dateti
         late_seconds=(now - deadline).total_seconds(),
         detail=(f"Last commit {last_commit.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S UTC')}, "
                 f"{format_duration((now - last_commit).total_seconds())} ago; freshness SLA {sla_minutes} min."))
+
+
+def lag_alert(*, model: str, table: str, source: str, oldest_unread: datetime, sla_minutes: int, dag_id: str,
+              run_id: str, now: datetime) -> Alert:
+    """The alert for a model whose oldest unread source commit has waited longer than its lag SLA."""
+    from datetime import timedelta
+
+    deadline = oldest_unread + timedelta(minutes=sla_minutes)
+    return Alert(
+        kind="lag", table=table, dag_id=dag_id, run_id=run_id, deadline=deadline,
+        late_seconds=(now - deadline).total_seconds(),
+        detail=(f"ETL model {model} has not read the commit of {source} from "
+                f"{oldest_unread.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S UTC')}, "
+                f"{format_duration((now - oldest_unread).total_seconds())} ago; its lag SLA is {sla_minutes} min "
+                f"(`lakeops etl status {model}`; the model's DAG is etl.{model})."))

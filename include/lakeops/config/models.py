@@ -72,6 +72,10 @@ class ModelConfig:
     """An incremental run recomputes the whole table instead when a changelog source's changed files, read at both
     snapshots, or an append source's files appended since the watermark, come to at least this share of the source's
     live bytes: it would read more than a full run (it also reads the source for the affected keys). 0: never."""
+    lag_sla_minutes: int | None = None
+    """Alert when a source's commit has waited longer than this for the model to read it (the oldest commit its
+    watermarks have not read); unset: no such alert. Unlike the table's freshness SLA, a quiet source never breaches
+    it: it measures the model's delay, not the data's age."""
     config_dir: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -97,6 +101,10 @@ class ModelConfig:
         if not isinstance(self.full_recompute_share, int | float) or self.full_recompute_share < 0:
             raise ConfigError(f"{where}.full_recompute_share: {self.full_recompute_share!r} must be a number of 0 or more "
                               "(0.5: a change read of half the source's bytes recomputes in full; 0: never)")
+        if self.lag_sla_minutes is not None and (isinstance(self.lag_sla_minutes, bool)
+                                                 or not isinstance(self.lag_sla_minutes, int) or self.lag_sla_minutes < 1):
+            raise ConfigError(f"{where}.lag_sla_minutes: {self.lag_sla_minutes!r} must be a whole number of minutes, at "
+                              "least 1 (or leave it unset: no lag alert)")
         if not self.sources:
             raise ConfigError(f"{where}.sources: a model reads at least one source, e.g. {{events: {{kind: append}}}}")
         for name, source in self.sources.items():

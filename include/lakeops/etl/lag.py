@@ -60,3 +60,16 @@ def snapshot_facts(table: Table) -> list[SnapshotFact]:
     return [SnapshotFact(s.snapshot_id, s.parent_snapshot_id, s.timestamp_ms,
                          s.summary is None or changes_rows(s.summary.operation.value, s.summary.additional_properties))
             for s in table.snapshots()]
+
+
+def most_behind(lags: Sequence[SourceLag]) -> SourceLag | None:
+    """The source whose oldest unread commit is the oldest, if any source has one."""
+    behind = [lag for lag in lags if lag.oldest_unread_ms is not None]
+    return min(behind, key=lambda lag: lag.oldest_unread_ms or 0) if behind else None
+
+
+def lag_breached(lag: SourceLag | None, sla_minutes: int, now_ms: int) -> bool:
+    """Whether the oldest unread commit has waited longer than the SLA. A model with nothing unread, or whose lag
+    cannot be told (no watermark yet, an expired one), is not in breach: the table's freshness SLA covers a model that
+    never committed, and the next run recomputes after an expired watermark."""
+    return lag is not None and lag.oldest_unread_ms is not None and now_ms - lag.oldest_unread_ms > sla_minutes * 60_000

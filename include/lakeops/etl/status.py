@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from lakeops.etl.inputs import plan_from_catalog
-from lakeops.etl.lag import snapshot_facts, source_lag
+from lakeops.etl.lag import SourceLag, snapshot_facts, source_lag
 from lakeops.watermark import current_watermarks
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
+    from pyiceberg.table import Table
 
     from lakeops.config import LakeopsConfig
 
@@ -22,27 +23,41 @@ def models_writing(config: LakeopsConfig, identifier: str) -> list[str]:
     return [m.name for m in config.models.values() if config.identifier(m.table_name) == identifier]
 
 
-def model_status(catalog: Catalog, config: LakeopsConfig, name: str) -> dict[str, Any]:
-    """The model's table (whether it exists, its current snapshot and when it landed), per source its lag behind the
-    source (SourceLag.as_dict), and the next incremental run's mode and reason."""
+def model_lags(catalog: Catalog, config: LakeopsConfig, name: str, table: Table | None) -> dict[str, SourceLag]:
+    """Source name (as the model reads it) -> its lag behind that source; `table` is the model's table, if it exists."""
     model = config.model(name)
-    identifier = config.identifier(model.table_name)
-    table = catalog.load_table(identifier) if catalog.table_exists(identifier) else None
     head = table.current_snapshot() if table is not None else None
     marks = current_watermarks(table) if table is not None and head is not None else {}
-    sources = []
+    lags = {}
     for alias in model.sources:
         source = config.identifier(model.source_table(alias))
         loaded = catalog.load_table(source) if catalog.table_exists(source) else None
         current = loaded.current_snapshot() if loaded is not None else None
         # The watermarks are named by the source table as the model names it (lakeops.etl.inputs.plan_from_catalog).
-        lag = source_lag(source, snapshot_facts(loaded) if loaded is not None else [],
-                         current.snapshot_id if current else None, marks.get(model.source_table(alias)))
-        sources.append({"name": alias, "kind": model.source(alias).kind, **lag.as_dict()})
+        lags[alias] = source_lag(source, snapshot_facts(loaded) if loaded is not None else [],
+                                 current.snapshot_id if current else None, marks.get(model.source_table(alias)))
+    return lags
+
+
+def model_table(catalog: Catalog, config: LakeopsConfig, name: str) -> Table | None:
+    identifier = config.identifier(config.model(name).table_name)
+    return catalog.load_table(identifier) if catalog.table_exists(identifier) else None
+
+
+def model_status(catalog: Catalog, config: LakeopsConfig, name: str) -> dict[str, Any]:
+    """The model's table (whether it exists, its current snapshot and when it landed), per source its lag behind the
+    source (SourceLag.as_dict), and the next incremental run's mode and reason."""
+    model = config.model(name)
+    identifier = config.identifier(model.table_name)
+    table = model_table(catalog, config, name)
+    head = table.current_snapshot() if table is not None else None
+    sources = [{"name": alias, "kind": model.source(alias).kind, **lag.as_dict()}
+               for alias, lag in model_lags(catalog, config, name, table).items()]
     plan = plan_from_catalog(catalog, config, name)
     return {"model": name, "table": identifier, "exists": table is not None,
             "snapshot_id": head.snapshot_id if head else None, "committed_ms": head.timestamp_ms if head else None,
-            "sources": sources, "next_run": {"mode": plan.mode, "reason": plan.reason}}
+            "sources": sources, "lag_sla_minutes": model.lag_sla_minutes,
+            "next_run": {"mode": plan.mode, "reason": plan.reason}}
 
 
 def when_text(ms: int, now_ms: int) -> str:
@@ -62,5 +77,11 @@ def status_lines(status: dict[str, Any], now_ms: int) -> list[str]:
         else:
             state = f"{s['unread_commits']} commit(s) unread, the oldest from {when_text(s['oldest_unread_ms'], now_ms)}"
         lines.append(f"{s['name']} ({s['source']}, {s['kind']}): {state}")
+    sla = status.get("lag_sla_minutes")
+    if sla:
+        oldest = min((s["oldest_unread_ms"] for s in status["sources"] if s["oldest_unread_ms"] is not None), default=None)
+        waited = None if oldest is None else (now_ms - oldest) // 60_000
+        state = "met" if oldest is None or now_ms - oldest <= sla * 60_000 else "missed"
+        lines.append(f"lag SLA {sla} min: {state}" + ("" if waited is None else f" (the oldest unread commit: {waited} min)"))
     lines.append(f"next run: {status['next_run']['mode']} ({status['next_run']['reason']})")
     return lines

@@ -21,6 +21,8 @@ Every 5 minutes: for every maintained table, the age of its last commit that cha
 and empty commits do not count) against its `freshness_sla_minutes` (config defaults, the table property
 `lakeops.freshness-sla-minutes`, its entry). A table past its SLA gets an alert (log, webhook, e-mail) naming
 the table, the run and how late; a table not created yet is in breach. Param `tables` narrows the check.
+An ETL model with `lag_sla_minutes` gets an alert when the oldest source commit its watermarks have not read has
+waited longer than that (a quiet source never breaches it); every such model's lag is the XCom `model_lags`.
 """
 
 HEALTH_DOC = """

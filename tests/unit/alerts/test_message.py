@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from lakeops.alerts.channels import email_recipients, webhook_url
-from lakeops.alerts.message import deadline_alert, format_duration, freshness_alert
+from lakeops.alerts.message import deadline_alert, format_duration, freshness_alert, lag_alert
 from lakeops.exceptions import ConfigError
 
 NOW = datetime(2026, 11, 21, 10, 17, 30, tzinfo=UTC)
@@ -59,6 +59,15 @@ def test_freshness_alert_names_last_commit_sla_and_lateness():
     assert "Last commit 2026-11-21 09:40:00 UTC, 37 min 30 s ago; freshness SLA 20 min." in alert.text
     never = freshness_alert(table="users", dag_id="d", run_id="r", last_commit=None, sla_minutes=20, now=NOW)
     assert "no commit at all" in never.text
+
+
+def test_lag_alert_names_the_model_its_source_the_unread_commit_and_lateness():
+    alert = lag_alert(model="daily", table="an.daily", source="web.clicks", oldest_unread=datetime(2026, 11, 21, 9, 50,
+                      tzinfo=UTC), sla_minutes=15, dag_id="table_freshness", run_id="r1", now=NOW)
+    assert (alert.kind, alert.deadline, alert.late_seconds) == ("lag", datetime(2026, 11, 21, 10, 5, tzinfo=UTC), 750)
+    assert "ETL lag SLA missed: table an.daily, DAG table_freshness (12 min 30 s late)" in alert.subject
+    assert ("ETL model daily has not read the commit of web.clicks from 2026-11-21 09:50:00 UTC, 27 min 30 s ago; its "
+            "lag SLA is 15 min") in alert.text
 
 
 def test_email_body_escapes_html():

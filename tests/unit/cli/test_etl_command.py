@@ -63,7 +63,7 @@ def test_status_says_per_source_what_is_unread_and_since_when():
     now = 1_800_000_000_000
     models = [{"model": "m", "table": "ns.m", "exists": True, "snapshot_id": 5, "committed_ms": now - 30 * 60_000,
                "sources": [_source(4, 2, now - 12 * 60_000), _source(7, 0), _source(3, None), _source(None, None)],
-               "next_run": {"mode": "incremental", "reason": "changes since the watermarks"}},
+               "lag_sla_minutes": 10, "next_run": {"mode": "incremental", "reason": "changes since the watermarks"}},
               {"model": "n", "table": "ns.n", "exists": False, "snapshot_id": None, "committed_ms": None, "sources": [],
                "next_run": {"mode": "full", "reason": "first run"}}]
     assert render_status({"models": models}, now).splitlines() == [
@@ -72,7 +72,17 @@ def test_status_says_per_source_what_is_unread_and_since_when():
         "  events (ns.events, append): up to date",
         "  events (ns.events, append): watermark snapshot 3 is no longer in its history",
         "  events (ns.events, append): no watermark yet",
+        "  lag SLA 10 min: missed (the oldest unread commit: 12 min)",
         "  next run: incremental (changes since the watermarks)",
         "model n -> ns.n: not created yet",
         "  next run: full (first run)",
     ]
+
+
+def test_the_lag_sla_line_is_met_while_the_oldest_unread_commit_is_younger_and_absent_without_an_sla():
+    from lakeops.etl.status import status_lines
+
+    now = 1_800_000_000_000
+    status = {"sources": [_source(4, 2, now - 12 * 60_000)], "lag_sla_minutes": 30, "next_run": {"mode": "m", "reason": "r"}}
+    assert status_lines(status, now)[1] == "lag SLA 30 min: met (the oldest unread commit: 12 min)"
+    assert len(status_lines({**status, "lag_sla_minutes": None}, now)) == 2

@@ -51,6 +51,8 @@ def test_a_models_table_without_an_entry_is_configured_with_the_defaults(tmp_pat
     ({"sources": {"ev-ents": {}}}, "'ev-ents' is not a valid name"),
     ({"sources": []}, "sources: \\[\\] must be a mapping of source name to settings"),
     ({"owner": "x"}, "models.daily: unknown key 'owner'"),
+    ({"lag_sla_minutes": 0}, "models.daily.lag_sla_minutes: 0 must be a whole number of minutes, at least 1"),
+    ({"lag_sla_minutes": True}, "lag_sla_minutes: True must be"),
     ({"full_recompute_share": -0.1}, "models.daily.full_recompute_share: -0.1 must be a number of 0 or more"),
     ({"full_recompute_share": True}, "models.daily.full_recompute_share: True must be a number"),
 ])
