@@ -42,5 +42,6 @@ def check_model_lags(catalog: Catalog, config: LakeopsConfig, now_ms: int,
         behind = most_behind(list(model_lags(catalog, config, model.name, model_table(catalog, config, model.name)).values()))
         statuses.append(ModelLagStatus(model.name, table, model.lag_sla_minutes, behind.source if behind else None,
                                        behind.oldest_unread_ms if behind else None,
-                                       lag_breached(behind, model.lag_sla_minutes, now_ms)))
+                                       lag_breached(behind.oldest_unread_ms if behind else None, model.lag_sla_minutes,
+                                                    now_ms)))
     return statuses

@@ -68,8 +68,8 @@ def most_behind(lags: Sequence[SourceLag]) -> SourceLag | None:
     return min(behind, key=lambda lag: lag.oldest_unread_ms or 0) if behind else None
 
 
-def lag_breached(lag: SourceLag | None, sla_minutes: int, now_ms: int) -> bool:
-    """Whether the oldest unread commit has waited longer than the SLA. A model with nothing unread, or whose lag
-    cannot be told (no watermark yet, an expired one), is not in breach: the table's freshness SLA covers a model that
-    never committed, and the next run recomputes after an expired watermark."""
-    return lag is not None and lag.oldest_unread_ms is not None and now_ms - lag.oldest_unread_ms > sla_minutes * 60_000
+def lag_breached(oldest_unread_ms: int | None, sla_minutes: int, now_ms: int) -> bool:
+    """Whether the oldest unread commit (None: nothing unread) has waited longer than the SLA. A model whose lag cannot
+    be told (no watermark yet, an expired one) has none either: the table's freshness SLA covers a model that never
+    committed, and the next run recomputes after an expired watermark."""
+    return oldest_unread_ms is not None and now_ms - oldest_unread_ms > sla_minutes * 60_000

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from lakeops.etl.inputs import plan_from_catalog
-from lakeops.etl.lag import SourceLag, snapshot_facts, source_lag
+from lakeops.etl.lag import SourceLag, lag_breached, snapshot_facts, source_lag
 from lakeops.watermark import current_watermarks
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def status_lines(status: dict[str, Any], now_ms: int) -> list[str]:
     if sla:
         oldest = min((s["oldest_unread_ms"] for s in status["sources"] if s["oldest_unread_ms"] is not None), default=None)
         waited = None if oldest is None else (now_ms - oldest) // 60_000
-        state = "met" if oldest is None or now_ms - oldest <= sla * 60_000 else "missed"
+        state = "missed" if lag_breached(oldest, sla, now_ms) else "met"
         lines.append(f"lag SLA {sla} min: {state}" + ("" if waited is None else f" (the oldest unread commit: {waited} min)"))
     lines.append(f"next run: {status['next_run']['mode']} ({status['next_run']['reason']})")
     return lines
