@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lakeops.etl.inputs import load_model_tables
 from lakeops.etl.lag import lag_breached, most_behind
-from lakeops.etl.status import model_lags, model_table
+from lakeops.etl.status import model_lags
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
@@ -39,7 +40,7 @@ def check_model_lags(catalog: Catalog, config: LakeopsConfig, now_ms: int,
         table = config.identifier(model.table_name)
         if model.lag_sla_minutes is None or (tables is not None and table not in tables):
             continue
-        behind = most_behind(list(model_lags(catalog, config, model.name, model_table(catalog, config, model.name)).values()))
+        behind = most_behind(list(model_lags(config, model.name, load_model_tables(catalog, config, model.name)).values()))
         statuses.append(ModelLagStatus(model.name, table, model.lag_sla_minutes, behind.source if behind else None,
                                        behind.oldest_unread_ms if behind else None,
                                        lag_breached(behind.oldest_unread_ms if behind else None, model.lag_sla_minutes,

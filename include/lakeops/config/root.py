@@ -47,6 +47,11 @@ class LakeopsConfig:
                               f"{', '.join(self.models) or 'none'}")
         return found
 
+    def model_writing(self, table: str | TableId) -> ModelConfig | None:
+        """The model whose table this is, if any (the config refuses two models writing one table)."""
+        identifier = self.identifier(table)
+        return next((m for m in self.models.values() if self.identifier(m.table_name) == identifier), None)
+
     @property
     def landing_root(self) -> str:
         return self.landing_dir or str(Path(self.catalog.data_dir) / "landing")

@@ -18,17 +18,36 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table
 
 
-def _table(catalog: Catalog, config: LakeopsConfig, name: str) -> Table | None:
-    identifier = config.identifier(name)
-    return catalog.load_table(identifier) if catalog.table_exists(identifier) else None
+@dataclasses.dataclass(frozen=True)
+class ModelTables:
+    """A model's tables as the catalog has them now (None: not created yet): its own, and its sources by the name the
+    model gives them (model.source_table), which is what the watermarks are named by."""
+
+    downstream: Table | None
+    sources: dict[str, Table | None]
+
+
+def load_model_tables(catalog: Catalog, config: LakeopsConfig, model_name: str) -> ModelTables:
+    model = config.model(model_name)
+
+    def load(name: str) -> Table | None:
+        identifier = config.identifier(name)
+        return catalog.load_table(identifier) if catalog.table_exists(identifier) else None
+
+    return ModelTables(load(model.table_name), {model.source_table(alias): load(model.source_table(alias))
+                                                for alias in model.sources})
 
 
 def plan_from_catalog(catalog: Catalog, config: LakeopsConfig, model_name: str, full: bool = False,
                       backfill_dates: tuple[date, ...] = ()) -> EtlPlan:
+    return plan_from_tables(config, model_name, load_model_tables(catalog, config, model_name), full, backfill_dates)
+
+
+def plan_from_tables(config: LakeopsConfig, model_name: str, loaded: ModelTables, full: bool = False,
+                     backfill_dates: tuple[date, ...] = ()) -> EtlPlan:
     model = config.model(model_name)
-    downstream = _table(catalog, config, model.table_name)
+    downstream, tables = loaded.downstream, loaded.sources
     marks = current_watermarks(downstream) if downstream is not None and downstream.current_snapshot() else {}
-    tables = {model.source_table(alias): _table(catalog, config, model.source_table(alias)) for alias in model.sources}
     states = {name: source_state(name, table, marks.get(name)) for name, table in tables.items()}
     expired = any(name in marks and marks[name] not in state.live_snapshot_ids for name, state in states.items())
     if expired and not full and not backfill_dates:

@@ -7,54 +7,41 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from lakeops.etl.inputs import plan_from_catalog
+from lakeops.etl.inputs import ModelTables, load_model_tables, plan_from_tables
 from lakeops.etl.lag import SourceLag, lag_breached, snapshot_facts, source_lag
 from lakeops.watermark import current_watermarks
 
 if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
-    from pyiceberg.table import Table
 
     from lakeops.config import LakeopsConfig
 
 
-def models_writing(config: LakeopsConfig, identifier: str) -> list[str]:
-    """The models whose table is `identifier` (one at most: the config refuses two)."""
-    return [m.name for m in config.models.values() if config.identifier(m.table_name) == identifier]
-
-
-def model_lags(catalog: Catalog, config: LakeopsConfig, name: str, table: Table | None) -> dict[str, SourceLag]:
-    """Source name (as the model reads it) -> its lag behind that source; `table` is the model's table, if it exists."""
+def model_lags(config: LakeopsConfig, name: str, loaded: ModelTables) -> dict[str, SourceLag]:
+    """Source name (as the model reads it) -> its lag behind that source, from the model's tables as loaded."""
     model = config.model(name)
-    head = table.current_snapshot() if table is not None else None
-    marks = current_watermarks(table) if table is not None and head is not None else {}
+    table = loaded.downstream
+    marks = current_watermarks(table) if table is not None and table.current_snapshot() is not None else {}
     lags = {}
     for alias in model.sources:
-        source = config.identifier(model.source_table(alias))
-        loaded = catalog.load_table(source) if catalog.table_exists(source) else None
-        current = loaded.current_snapshot() if loaded is not None else None
-        # The watermarks are named by the source table as the model names it (lakeops.etl.inputs.plan_from_catalog).
-        lags[alias] = source_lag(source, snapshot_facts(loaded) if loaded is not None else [],
-                                 current.snapshot_id if current else None, marks.get(model.source_table(alias)))
+        named = model.source_table(alias)  # what the watermarks are named by
+        source = loaded.sources[named]
+        current = source.current_snapshot() if source is not None else None
+        lags[alias] = source_lag(config.identifier(named), snapshot_facts(source) if source is not None else [],
+                                 current.snapshot_id if current else None, marks.get(named))
     return lags
-
-
-def model_table(catalog: Catalog, config: LakeopsConfig, name: str) -> Table | None:
-    identifier = config.identifier(config.model(name).table_name)
-    return catalog.load_table(identifier) if catalog.table_exists(identifier) else None
 
 
 def model_status(catalog: Catalog, config: LakeopsConfig, name: str) -> dict[str, Any]:
     """The model's table (whether it exists, its current snapshot and when it landed), per source its lag behind the
-    source (SourceLag.as_dict), and the next incremental run's mode and reason."""
+    source (SourceLag.as_dict), and the next incremental run's mode and reason; each table loaded once."""
     model = config.model(name)
-    identifier = config.identifier(model.table_name)
-    table = model_table(catalog, config, name)
-    head = table.current_snapshot() if table is not None else None
+    loaded = load_model_tables(catalog, config, name)
+    head = loaded.downstream.current_snapshot() if loaded.downstream is not None else None
     sources = [{"name": alias, "kind": model.source(alias).kind, **lag.as_dict()}
-               for alias, lag in model_lags(catalog, config, name, table).items()]
-    plan = plan_from_catalog(catalog, config, name)
-    return {"model": name, "table": identifier, "exists": table is not None,
+               for alias, lag in model_lags(config, name, loaded).items()]
+    plan = plan_from_tables(config, name, loaded)
+    return {"model": name, "table": config.identifier(model.table_name), "exists": loaded.downstream is not None,
             "snapshot_id": head.snapshot_id if head else None, "committed_ms": head.timestamp_ms if head else None,
             "sources": sources, "lag_sla_minutes": model.lag_sla_minutes,
             "next_run": {"mode": plan.mode, "reason": plan.reason}}

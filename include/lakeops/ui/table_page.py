@@ -80,10 +80,11 @@ def build_table_page(config: LakeopsConfig, catalog: Catalog, name: str, hours: 
 
 def _models(config: LakeopsConfig, catalog: Catalog, name: str) -> list[dict]:
     """The status of the ETL model writing the table (none for other tables); a failure leaves the rest of the page."""
-    from lakeops.etl.status import model_status, models_writing
+    from lakeops.etl.status import model_status
 
+    model = config.model_writing(name)
     try:
-        return [model_status(catalog, config, model) for model in models_writing(config, name)]
+        return [model_status(catalog, config, model.name)] if model is not None else []
     except Exception:  # noqa: BLE001 - the table's own figures still make a page
         log.exception("the ETL status of %s's model failed", name)
         return []

@@ -48,7 +48,7 @@ def dag_id_of(model: str) -> str:
 def emits_commits(config: LakeopsConfig, identifier: str) -> bool:
     """Whether lakeops' own tasks emit the table's asset when they commit: its ingest DAG's, its stream DAG's runs
     that end (a supervised stream commits for an hour without emitting), or the DAG of the model that writes it."""
-    if any(config.identifier(m.table_name) == identifier for m in config.models.values()):
+    if config.model_writing(identifier) is not None:
         return True
     try:
         spec = config.table(identifier)
