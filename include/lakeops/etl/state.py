@@ -164,10 +164,17 @@ def source_changed_dates(state: SourceState, table: Table | None, time_column: s
 MERGE_METRICS = ("inserted", "updated", "deleted")
 
 
+RECOMPUTED_ROWS = "lakeops.etl-recomputed-rows"
+"""Snapshot summary key of an incremental run's commit: the rows its recompute wrote for the affected values."""
+
+
 def keys_written(summary: dict[str, str]) -> int:
-    """Downstream keys one ETL commit recomputed, from its snapshot summary: a MERGE's target rows
-    inserted, updated and deleted (Spark records them as spark.merge-into.num-target-rows-*); the
-    rows an overwrite (full, backfill) wrote otherwise."""
+    """Downstream keys one ETL commit recomputed, from its snapshot summary: the rows an incremental run's recompute
+    wrote (RECOMPUTED_ROWS); a MERGE's target rows inserted, updated and deleted (Spark records them as
+    spark.merge-into.num-target-rows-*: incremental runs before RECOMPUTED_ROWS, and backfills of tables not partitioned
+    by day); the rows an overwrite (full, backfill) wrote otherwise."""
+    if RECOMPUTED_ROWS in summary:
+        return int(summary[RECOMPUTED_ROWS])
     merged = [summary.get(f"spark.merge-into.num-target-rows-{kind}") for kind in MERGE_METRICS]
     if any(value is not None for value in merged):
         return sum(int(value or 0) for value in merged)

@@ -25,9 +25,11 @@ SNAPSHOT_PROPERTY_CONF = "spark.sql.iceberg.snapshot-property."
 
 
 def stage(spark: SparkSession, catalog: Catalog, table: str, run_id: str, properties: dict[str, str],
-          write: Callable[[], None]) -> int | None:
-    """Run write (a MERGE or an overwrite on `table`) as a snapshot staged under run_id, with
-    properties in its summary. Returns the staged snapshot id, None when write committed nothing."""
+          write: Callable[[str, dict[str, str]], None]) -> int | None:
+    """Run write(run_id, properties) (an incremental run's replacement, a Spark overwrite or MERGE on `table`) as a
+    snapshot staged under run_id, with properties in its summary: a Spark write stages it through the session's
+    settings set here, a commit of Iceberg's Java API by the arguments. Returns the staged snapshot id, None when
+    write committed nothing."""
     from lakeops.batches import staged_snapshot
     from lakeops.spark.commit import _metadata
 
@@ -36,7 +38,7 @@ def stage(spark: SparkSession, catalog: Catalog, table: str, run_id: str, proper
         spark.conf.set(SNAPSHOT_PROPERTY_CONF + key, value)
     spark.conf.set("spark.wap.id", run_id)
     try:
-        write()
+        write(run_id, properties)
     finally:
         spark.conf.unset("spark.wap.id")
         for key in keys:
@@ -45,7 +47,7 @@ def stage(spark: SparkSession, catalog: Catalog, table: str, run_id: str, proper
 
 
 def commit_once(spark: SparkSession, catalog: Catalog, table: str, run_id: str, watermarks: dict[str, int],
-                write: Callable[[], None], extra: dict[str, str] | None = None,
+                write: Callable[[str, dict[str, str]], None], extra: dict[str, str] | None = None,
                 overwrite: bool = False) -> tuple[str, int | None]:
     """(status, snapshot id): committed | already_committed | empty. An incremental MERGE published
     once is done for good; an overwrite (full, backfill) is skipped only while its snapshot is

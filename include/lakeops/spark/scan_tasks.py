@@ -66,6 +66,33 @@ def tasks_of(jtable: Any, snapshot: int | None, paths: set[str]) -> dict[str, An
     return found
 
 
+def iceberg_expression(spark: SparkSession, qualified_name: str, condition: str) -> Any:
+    """A Spark SQL condition over the table's columns as an Iceberg expression (Java), resolved and folded by Spark the
+    way Iceberg's rewrite_data_files reads its `where`; an empty condition is Iceberg's alwaysTrue."""
+    gateway = jvm(spark)
+    if not condition:
+        return gateway.org.apache.iceberg.expressions.Expressions.alwaysTrue()
+    converter = gateway.org.apache.spark.sql.execution.datasources.SparkExpressionConverter
+    return converter.convertToIcebergExpression(
+        converter.collectResolvedSparkExpression(spark._jsparkSession, qualified_name, condition))
+
+
+def filtered_tasks(spark: SparkSession, jtable: Any, snapshot: int | None, expression: Any) -> Any:
+    """The scan tasks (with their delete files) of the data files at `snapshot` (None: the current one) that may hold a
+    row the Iceberg expression matches, planned by Iceberg from manifests and column bounds, as a java.util.List. The
+    expression stays in the planning: a read of these tasks filters nothing, so no value of it enters a Spark plan."""
+    scan = jtable.newScan().filter(expression)
+    planned = (scan.useSnapshot(snapshot) if snapshot is not None else scan).planFiles()
+    tasks = jvm(spark).java.util.ArrayList()
+    try:
+        iterator = planned.iterator()
+        while iterator.hasNext():
+            tasks.add(iterator.next())
+    finally:
+        planned.close()
+    return tasks
+
+
 def singleton(spark: SparkSession, class_name: str) -> Any:
     """The instance a class's static get() returns, the class loaded through the thread's context class
     loader (which holds the session's jars). SparkTableCache also has an instance get(String): py4j's
@@ -99,8 +126,10 @@ class StagedReads:
             staged.add(task)
         return self.read_java(staged)
 
-    def read_java(self, staged: Any) -> DataFrame:
-        """read() of tasks already in a java.util.List."""
+    def read_java(self, staged: Any, lineage: bool = False) -> DataFrame:
+        """read() of tasks already in a java.util.List. The staged table's schema adds the row-lineage columns of a
+        format 3 table (_row_id, _last_updated_sequence_number): kept with `lineage` (a rewrite of the rows keeps
+        them), else the table's own columns only."""
         table = self.spark.read.table(self.qualified_name)
         if staged.isEmpty():
             return table.where("false")
@@ -108,8 +137,8 @@ class StagedReads:
         self.tables.add(set_id, self.jtable)
         self.manager.stageTasks(self.jtable, set_id, staged)
         self.set_ids.append(set_id)
-        # The staged table's schema may add row-lineage columns (format 3): the table's own columns only.
-        return self.spark.read.format("iceberg").load(set_id).select(*table.columns)
+        rows = self.spark.read.format("iceberg").load(set_id)
+        return rows if lineage else rows.select(*table.columns)
 
     def release(self) -> None:
         for set_id in self.set_ids:

@@ -150,11 +150,11 @@ def test_a_change_touching_most_of_the_source_recomputes_in_full(spark, tmp_path
     """With full_recompute_share 0.5: a change to one of ten day files stays incremental; an UPDATE of every
     row (every file read at both snapshots) runs as a full recompute, says why, and moves the watermark. That
     is known from the metadata: Iceberg's Java planning of the changed files runs only for the incremental run."""
-    from lakeops.spark import etl
+    from lakeops.spark import etl_incremental
 
     planned = []
-    changed_between = etl.changed_between
-    monkeypatch.setattr(etl, "changed_between", lambda *a: planned.append(a[1:]) or changed_between(*a))
+    changed_between = etl_incremental.changed_between
+    monkeypatch.setattr(etl_incremental, "changed_between", lambda *a: planned.append(a[1:]) or changed_between(*a))
     config, _ = user_models_config(spark, tmp_path, full_recompute_share=0.5)
     create_tables(spark, config, "items")
     items = config.qualified("items")

@@ -1,4 +1,4 @@
-"""The affected values an incremental ETL run holds in the driver (lakeops.spark.etl.distinct_values): from the
+"""The affected values an incremental ETL run holds in the driver (lakeops.spark.etl_incremental.distinct_values): from the
 Arrow form Spark's toArrow() gives, the same Python values PySpark's collect() gives, each once, nulls dropped."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 import pyarrow as pa
 from pyspark.sql.types import DateType, LongType, TimestampNTZType, TimestampType
 
-from lakeops.spark.etl import distinct_values
+from lakeops.spark.etl_incremental import distinct_values
 
 
 def _local(moment: datetime) -> datetime:
