@@ -180,6 +180,9 @@ class ScanCost:
     range_reads: int = 0
     """snapshot-range (incremental append) scans among them: Iceberg reports no file sizes for those, so their
     bytes and files are not in scanned_bytes and scanned_files; the caller adds what each read opens"""
+    staged_bytes: int = 0
+    """of scanned_bytes, those of the staged reads (lakeops.spark.scan_tasks.StagedReads: Iceberg's staged scans,
+    which report no sizes either, so each is counted from the tasks it was given, delete files included)"""
 
 
 def _last_execution(spark: SparkSession) -> int:
@@ -246,18 +249,52 @@ def _scans_since(spark: SparkSession, execution: int) -> tuple[int, int, int]:
     return scanned, files, range_reads
 
 
+@contextmanager
+def _staged_reads() -> Iterator[list[Any]]:
+    """The task lists StagedReads reads meanwhile, one per read (their sizes are summed after the timed work, so their
+    py4j calls are not timed)."""
+    from lakeops.spark.scan_tasks import StagedReads
+
+    staged: list[Any] = []
+    read_java = StagedReads.read_java
+
+    def recorded(self: StagedReads, tasks: Any, lineage: bool = False) -> Any:
+        staged.append(tasks)
+        return read_java(self, tasks, lineage)
+
+    StagedReads.read_java = recorded  # type: ignore[method-assign]
+    try:
+        yield staged
+    finally:
+        StagedReads.read_java = read_java  # type: ignore[method-assign]
+
+
+def _staged_sizes(staged: list[Any]) -> tuple[int, int]:
+    """(bytes, files) of the data files of the staged tasks and of the delete files applied to them."""
+    size = files = 0
+    for tasks in staged:
+        for task in tasks:
+            deletes = list(task.deletes())
+            size += int(task.file().fileSizeInBytes()) + sum(int(d.fileSizeInBytes()) for d in deletes)
+            files += 1 + len(deletes)
+    return size, files
+
+
 def measure_scans(spark: SparkSession, work: Callable[[], Any]) -> tuple[ScanCost, Any]:
     """Run work() and return what its scans cost, and its result."""
     sc = spark.sparkContext._jsc.sc()
     sc.listenerBus().waitUntilEmpty()
     execution, job = _last_execution(spark), _last_job(spark)
-    started = time.perf_counter()
-    result = work()
-    seconds = time.perf_counter() - started
+    with _staged_reads() as staged:
+        started = time.perf_counter()
+        result = work()
+        seconds = time.perf_counter() - started
     sc.listenerBus().waitUntilEmpty()
     scanned, files, range_reads = _scans_since(spark, execution)
+    staged_bytes, staged_files = _staged_sizes(staged)
     busy, jobs = _jobs_since(spark, job)
-    return ScanCost(seconds, scanned, files, _last_job(spark) - job, busy, jobs, range_reads), result
+    return ScanCost(seconds, scanned + staged_bytes, files + staged_files, _last_job(spark) - job, busy, jobs, range_reads,
+                    staged_bytes), result
 
 
 # The benchmark's own catalog

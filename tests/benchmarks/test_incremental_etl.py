@@ -107,6 +107,34 @@ def test_a_measurement_counts_each_snapshot_range_read_which_reports_no_bytes(sp
 
 
 @pytest.mark.spark
+def test_a_measurement_counts_each_staged_read_which_reports_no_bytes(spark, tmp_path):
+    """Iceberg's staged scans report no file sizes either; the benchmark counts the tasks of each staged read."""
+    from lakeops.spark.scan_tasks import StagedReads, filtered_tasks, iceberg_expression, java_table
+    from tests.conftest import register_catalog
+
+    config = bench_config(tmp_path, {"events": demo_table("events")})
+    register_catalog(spark, config)
+    table = f"{config.catalog.name}.{config.catalog.namespace}.staged_reads"
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
+    spark.sql(f"CREATE TABLE {table} (n bigint) USING iceberg")
+    for n in (1, 2, 30):
+        spark.createDataFrame([(n,)], "n bigint").writeTo(table).append()
+    sizes = {r.n: r.size for r in spark.sql(f"SELECT readable_metrics.n.lower_bound AS n, file_size_in_bytes AS size "
+                                            f"FROM {table}.files").collect()}
+    jtable = java_table(spark, table)
+    reads = StagedReads(spark, table, jtable)
+
+    def twice():  # two reads of the files whose bounds may hold an n under 10
+        tasks = filtered_tasks(spark, jtable, None, iceberg_expression(spark, table, "n < 10"))
+        return reads.read_java(tasks).unionByName(reads.read_java(tasks)).collect()
+
+    cost, rows = measure_scans(spark, twice)
+    reads.release()
+    assert sorted(r.n for r in rows) == [1, 1, 2, 2]
+    assert (cost.scanned_files, cost.scanned_bytes, cost.staged_bytes) == (4, 2 * (sizes[1] + sizes[2]), 2 * (sizes[1] + sizes[2]))
+
+
+@pytest.mark.spark
 @pytest.mark.parametrize("among", [None, 100])
 def test_the_changelog_changes_are_the_share_stated_and_where_stated(spark, tmp_path, among):
     """change_orders updates and deletes changed_share of the orders in all, half each, spread over the whole table
