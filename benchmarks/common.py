@@ -269,12 +269,14 @@ def _staged_reads() -> Iterator[list[Any]]:
         StagedReads.read_java = read_java  # type: ignore[method-assign]
 
 
-def _staged_sizes(staged: list[Any]) -> tuple[int, int]:
+def _staged_sizes(spark: SparkSession, staged: list[Any]) -> tuple[int, int]:
     """(bytes, files) of the data files of the staged tasks and of the delete files applied to them."""
+    from lakeops.spark.scan_tasks import java_items
+
     size = files = 0
     for tasks in staged:
-        for task in tasks:
-            deletes = list(task.deletes())
+        for task in java_items(spark, tasks):
+            deletes = java_items(spark, task.deletes())
             size += int(task.file().fileSizeInBytes()) + sum(int(d.fileSizeInBytes()) for d in deletes)
             files += 1 + len(deletes)
     return size, files
@@ -291,7 +293,7 @@ def measure_scans(spark: SparkSession, work: Callable[[], Any]) -> tuple[ScanCos
         seconds = time.perf_counter() - started
     sc.listenerBus().waitUntilEmpty()
     scanned, files, range_reads = _scans_since(spark, execution)
-    staged_bytes, staged_files = _staged_sizes(staged)
+    staged_bytes, staged_files = _staged_sizes(spark, staged)
     busy, jobs = _jobs_since(spark, job)
     return ScanCost(seconds, scanned + staged_bytes, files + staged_files, _last_job(spark) - job, busy, jobs, range_reads,
                     staged_bytes), result

@@ -54,7 +54,7 @@ class ModelConfig:
     partitioning (`create`); without one, the first run creates it from the SELECT's columns, partitioned by the day
     of partition_column."""
     key: tuple[str, ...] = ()
-    """The model's row key: the MERGE of an incremental run matches on it."""
+    """The model's row key: one row per key (an incremental run that recomputes two rows for one key fails)."""
     recompute_by: tuple[str, ...] = ()
     """Columns of the model whose values a source change maps to (see each source's `keys`): every model row with an
     affected value is recomputed; default: key."""

@@ -20,7 +20,7 @@ from lakeops.config.models import ModelConfig
 from lakeops.etl.state import RECOMPUTED_ROWS
 from lakeops.exceptions import ConfigError
 from lakeops.spark.etl_frames import duplicate_key_error, join, key_names
-from lakeops.spark.scan_tasks import StagedReads, filtered_tasks, iceberg_expression, java_table, singleton
+from lakeops.spark.scan_tasks import StagedReads, filtered_tasks, iceberg_expression, java_items, java_table, singleton
 from lakeops.spark.session import jvm
 from lakeops.tables.identifier import quote
 
@@ -74,15 +74,16 @@ def replace(spark: SparkSession, table: str, model: ModelConfig, replacement: Re
         if replacement.narrow and not tasks.isEmpty():
             tasks = _holding_affected(spark, reads, tasks, model, replacement)
         rows = _new_rows(reads, tasks, model, replacement, recomputed)
-        files = _write(spark, reads, rows, model, replacement.rows)
+        files = java_items(spark, _write(spark, reads, rows, model, replacement.rows))
     finally:
         reads.release()
     written = _observed(recomputed)
+    replaced = [task.file() for task in java_items(spark, tasks)]
     log.info("%s: %d file(s) of %s (%d rows) replaced by %d file(s) (%d rows, %s of them recomputed)", model.name,
-             tasks.size(), table, sum(int(t.file().recordCount()) for t in tasks), files.size(),
+             len(replaced), table, sum(int(f.recordCount()) for f in replaced), len(files),
              sum(int(f.recordCount()) for f in files), "?" if written is None else written)
     counted = {RECOMPUTED_ROWS: str(written)} if written is not None else {}
-    _commit(jtable, snapshot, expression, tasks, files, run_id, {**properties, **counted})
+    _commit(jtable, snapshot, expression, replaced, files, run_id, {**properties, **counted})
 
 
 def _observed(observation: Observation) -> int | None:
@@ -114,7 +115,7 @@ def _holding_affected(spark: SparkSession, reads: StagedReads, tasks: Any, model
     scanned = _by_value(model, reads.read_java(tasks)).select(F.input_file_name().alias(FILE), *names)
     holding = join(scanned, replacement.affected, names, "left_semi", set(replacement.nulls), broadcast=True)
     found = {row[FILE] for row in holding.select(FILE).distinct().collect()}
-    by_location = {str(task.file().location()): task for task in tasks}
+    by_location = {str(task.file().location()): task for task in java_items(spark, tasks)}
     if not found <= set(by_location):
         log.warning("%s: the scan for the files holding affected values named files Iceberg's planning did not (%s); "
                     "every planned file is replaced", model.name, sorted(found - set(by_location))[:3])
@@ -170,13 +171,13 @@ def _write(spark: SparkSession, reads: StagedReads, rows: DataFrame, model: Mode
         reads.tables.remove(set_id)
 
 
-def _commit(jtable: Any, snapshot: int | None, expression: Any, tasks: Any, files: Any, run_id: str,
+def _commit(jtable: Any, snapshot: int | None, expression: Any, replaced: list[Any], files: list[Any], run_id: str,
             properties: dict[str, str]) -> None:
-    """One OverwriteFiles: the tasks' files out, the new files in, validated as Spark validates a copy-on-write MERGE
-    from the snapshot it read (serializable isolation unless the table says snapshot), staged under run_id."""
+    """One OverwriteFiles: the replaced data files out, the new ones in, validated as Spark validates a copy-on-write
+    MERGE from the snapshot it read (serializable isolation unless the table says snapshot), staged under run_id."""
     overwrite = jtable.newOverwrite()
-    for task in tasks:
-        overwrite.deleteFile(task.file())
+    for data_file in replaced:
+        overwrite.deleteFile(data_file)
     for data_file in files:
         overwrite.addFile(data_file)
     if snapshot is not None:

@@ -66,6 +66,13 @@ def tasks_of(jtable: Any, snapshot: int | None, paths: set[str]) -> dict[str, An
     return found
 
 
+def java_items(spark: SparkSession, collection: Any) -> list[Any]:
+    """The elements of a Java collection, by index: py4j's own iteration ends by a NoSuchElementException, which
+    PySpark's error conversion takes some 20 ms to translate, once per loop."""
+    items = collection if collection.getClass().getName() == "java.util.ArrayList" else jvm(spark).java.util.ArrayList(collection)
+    return [items.get(i) for i in range(items.size())]
+
+
 def iceberg_expression(spark: SparkSession, qualified_name: str, condition: str) -> Any:
     """A Spark SQL condition over the table's columns as an Iceberg expression (Java), resolved and folded by Spark the
     way Iceberg's rewrite_data_files reads its `where`; an empty condition is Iceberg's alwaysTrue."""
