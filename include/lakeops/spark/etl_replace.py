@@ -141,7 +141,7 @@ def _new_rows(reads: StagedReads, tasks: Any, model: ModelConfig, replacement: R
     # The table's columns, in its order; one the SELECT does not yield is NULL in a recomputed row, as a MERGE's INSERT
     # leaves it.
     yielded = {c.lower() for c in rows.columns}
-    fields = reads.spark.read.table(reads.qualified_name).schema.fields
+    fields = reads.table_schema.fields
     columns = [quote(f.name) if f.name.lower() in yielded else F.lit(None).cast(f.dataType).alias(f.name) for f in fields]
     if tasks.isEmpty():
         return rows.select(*columns)

@@ -5,14 +5,17 @@ equality deletes, deletion vectors), without reading the others."""
 
 from __future__ import annotations
 
+import functools
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from lakeops.spark.session import jvm
+from lakeops.tables.identifier import quote
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 
 @dataclass(frozen=True)
@@ -103,11 +106,18 @@ def filtered_tasks(spark: SparkSession, jtable: Any, snapshot: int | None, expre
 def singleton(spark: SparkSession, class_name: str) -> Any:
     """The instance a class's static get() returns, the class loaded through the thread's context class
     loader (which holds the session's jars). SparkTableCache also has an instance get(String): py4j's
-    own `SparkTableCache.get()` was seen to fail in some processes ("does not exist in the JVM")."""
-    gateway = jvm(spark)
+    own `SparkTableCache.get()` was seen to fail in some processes ("does not exist in the JVM").
+    Looked up once per Spark context (five py4j calls each time otherwise, several per run)."""
+    jvm(spark)  # a classic session: its context has a gateway
+    return _singleton(spark.sparkContext, class_name)
+
+
+@functools.cache
+def _singleton(context: Any, class_name: str) -> Any:
+    gateway = context._jvm
     loader = gateway.java.lang.Thread.currentThread().getContextClassLoader()
     cls = gateway.java.lang.Class.forName(class_name, True, loader)
-    new_array = cast(Any, spark.sparkContext._gateway).new_array  # present: jvm() checked
+    new_array = context._gateway.new_array
     return cls.getMethod("get", new_array(gateway.java.lang.Class, 0)).invoke(None, new_array(gateway.java.lang.Object, 0))
 
 
@@ -126,6 +136,11 @@ class StagedReads:
         self.tables = singleton(spark, "org.apache.iceberg.spark.SparkTableCache")
         self.set_ids: list[str] = []
 
+    @functools.cached_property
+    def table_schema(self) -> StructType:
+        """The table's current Spark schema (the staged reads' columns, but for row lineage)."""
+        return self.spark.read.table(self.qualified_name).schema
+
     def read(self, tasks: list[Any]) -> DataFrame:
         """The rows of these tasks in the table's columns (none: an empty frame; Iceberg refuses an empty set)."""
         staged = jvm(self.spark).java.util.ArrayList()
@@ -137,15 +152,14 @@ class StagedReads:
         """read() of tasks already in a java.util.List. The staged table's schema adds the row-lineage columns of a
         format 3 table (_row_id, _last_updated_sequence_number): kept with `lineage` (a rewrite of the rows keeps
         them), else the table's own columns only."""
-        table = self.spark.read.table(self.qualified_name)
         if staged.isEmpty():
-            return table.where("false")
+            return self.spark.read.table(self.qualified_name).where("false")
         set_id = f"lakeops-{uuid.uuid4().hex}"
         self.tables.add(set_id, self.jtable)
         self.manager.stageTasks(self.jtable, set_id, staged)
         self.set_ids.append(set_id)
         rows = self.spark.read.format("iceberg").load(set_id)
-        return rows if lineage else rows.select(*table.columns)
+        return rows if lineage else rows.select(*[quote(f.name) for f in self.table_schema.fields])
 
     def release(self) -> None:
         for set_id in self.set_ids:
