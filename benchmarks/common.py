@@ -165,7 +165,8 @@ SCAN_FILES = ("number of result data files", "number of result delete files")
 class ScanCost:
     """Wall time, Spark jobs, and the bytes and files of the data and delete files Iceberg's scans
     opened: from the scan metrics of every BatchScan node of the SQL executions that ran (MERGE
-    target scans included), after partition and min/max pruning, before column projection. Spark's
+    target scans included) and from the tasks of every staged read, after partition and min/max pruning,
+    before column projection. Spark's
     task input metrics are no measure here: Iceberg's Parquet reads do not reach them."""
 
     seconds: float
