@@ -549,3 +549,72 @@ def test_a_bulk_append_recomputes_in_full_and_a_small_one_stays_incremental(spar
     spark.sql(f"INSERT INTO {visits} VALUES (3, TIMESTAMP '2026-11-01 07:00:00')")
     assert _run(spark, config, "visits_by_day").mode == "incremental"
     assert _equal_to_scratch(spark, config, "visits_by_day")
+
+
+def _items_on_ten_days(spark, items):
+    """Items 1 and 2 on November 1st, items 3 to 10 one a day after: a change of item 1 touches one file in ten."""
+    spark.sql(f"INSERT INTO {items} (id, grp, v, ts) VALUES (1, 0, 1, TIMESTAMP '2026-11-01 01:00:00'), "
+              "(2, 0, 2, TIMESTAMP '2026-11-01 02:00:00'), " + ", ".join(
+                  f"({i}, 1, {i}, TIMESTAMP '2026-11-{i - 1:02d} 03:00:00')" for i in range(3, 11)))
+
+
+def test_a_format_3_model_table_keeps_the_row_lineage_of_the_rows_a_run_copies(spark, tmp_path):
+    """An incremental run rewrites the files holding a changed key: their other rows keep their row ids, as a MERGE's
+    copied rows do; the recomputed row is a new row."""
+    config, _ = user_models_config(spark, tmp_path)
+    create_tables(spark, config, "items", "items_current")
+    items, current = config.qualified("items"), config.qualified("items_current")
+    spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='2', {MOR})")
+    spark.sql(f"ALTER TABLE {current} SET TBLPROPERTIES ('format-version'='3')")
+    _items_on_ten_days(spark, items)
+    assert _run(spark, config, "items_current").mode == "full"
+    before = {r.id: r._row_id for r in spark.sql(f"SELECT id, _row_id FROM {current}").collect()}
+
+    spark.sql(f"UPDATE {items} SET v = 10 WHERE id = 1")
+    result = _run(spark, config, "items_current")
+    assert (result.mode, result.status, result.keys) == ("incremental", "committed", 1)
+    assert _equal_to_scratch(spark, config, "items_current")
+    after = {r.id: r._row_id for r in spark.sql(f"SELECT id, _row_id FROM {current}").collect()}
+    assert all(after[i] == before[i] for i in range(2, 11)), (before, after)  # copied (id 2) and untouched
+    assert after[1] not in before.values()
+
+
+def test_a_commit_to_the_model_table_during_a_run_fails_the_run_and_its_retry_lands_once(spark, tmp_path, monkeypatch):
+    """The replacement is validated as a copy-on-write MERGE is: a file it replaces that another writer deleted
+    meanwhile fails the commit, nothing of the run is published, and the retry recomputes from the new state."""
+    from lakeops.spark import etl_replace
+
+    config, _ = user_models_config(spark, tmp_path)
+    create_tables(spark, config, "items")
+    items, current = config.qualified("items"), config.qualified("items_current")
+    spark.sql(f"ALTER TABLE {items} SET TBLPROPERTIES ('format-version'='2', {MOR})")
+    _items_on_ten_days(spark, items)
+    assert _run(spark, config, "items_current").mode == "full"
+    watermark = current_watermarks(load_catalog(config.catalog).load_table(config.identifier("items_current")))
+    spark.sql(f"UPDATE {items} SET v = 10 WHERE id = 1")
+
+    commit = etl_replace._commit
+
+    def racing(*args, **kwargs):
+        """Another writer rewrites the day's file first (copy-on-write): published at once, and without the run's
+        snapshot properties, which the run sets in this session's settings."""
+        run = {k: v for k, v in spark.conf.getAll.items() if k == "spark.wap.id" or "snapshot-property" in k}
+        for key in run:
+            spark.conf.unset(key)
+        spark.sql(f"ALTER TABLE {current} SET TBLPROPERTIES ('write.delete.mode'='copy-on-write')")
+        spark.sql(f"DELETE FROM {current} WHERE id = 2")
+        for key, value in run.items():
+            spark.conf.set(key, value)
+        return commit(*args, **kwargs)
+
+    monkeypatch.setattr(etl_replace, "_commit", racing)
+    with pytest.raises(Exception, match="ValidationException: Found conflicting files"):
+        _run(spark, config, "items_current")
+    catalog = load_catalog(config.catalog)
+    assert current_watermarks(catalog.load_table(config.identifier("items_current"))) == watermark
+    monkeypatch.setattr(etl_replace, "_commit", commit)
+    retry = _run(spark, config, "items_current")
+    assert (retry.mode, retry.status) == ("incremental", "committed")
+    # The retry recomputed id 1 from the source; id 2, which the other writer deleted, stays deleted: its source
+    # row did not change, so no run recomputes it.
+    assert sorted((r.id, r.doubled) for r in spark.table(current).collect()) == [(1, 20)] + [(i, 2 * i) for i in range(3, 11)]

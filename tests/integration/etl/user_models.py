@@ -21,7 +21,7 @@ ITEMS_CURRENT_SQL = "SELECT id, grp, v * 2 AS doubled, ts FROM items WHERE v >= 
 ITEMS_IN_GROUP_SQL = "SELECT id, grp, v, ts, sum(v) OVER (PARTITION BY grp) AS group_total FROM items\n"
 VISITS_SQL = "SELECT visitor, date_trunc('day', ts) AS day, count(1) AS n FROM visits GROUP BY 1, 2\n"
 VISITS_BY_DATE_SQL = "SELECT visitor, to_date(ts) AS day, count(1) AS n FROM visits GROUP BY 1, 2\n"
-# A model over another model's table (items_by_group, which lakeops' copy-on-write MERGE writes).
+# A model over another model's table (items_by_group, whose files lakeops' incremental runs rewrite).
 DAY_TOTALS_SQL = "SELECT day, sum(total) AS total, count(1) AS groups FROM items_by_group GROUP BY day\n"
 HITS = {"columns": {"ad_id": "bigint not null", "ts": "timestamp not null"}, "partition_by": ["day(ts)"]}
 DAY_KEY = {"day": "date_trunc('day', ts)"}
