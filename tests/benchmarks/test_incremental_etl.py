@@ -77,18 +77,25 @@ def test_the_work_s_spark_jobs_are_counted_timed_and_named(spark):
     assert cost.scanned_bytes == 0  # no Iceberg scan
 
 
+def _numbers_table(spark, tmp_path, name):
+    """An empty Iceberg table of one bigint column `n` in a catalog of this test's own; its qualified name."""
+    from tests.conftest import register_catalog
+
+    config = bench_config(tmp_path, {"events": demo_table("events")})
+    register_catalog(spark, config)
+    table = f"{config.catalog.name}.{config.catalog.namespace}.{name}"
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
+    spark.sql(f"CREATE TABLE {table} (n bigint) USING iceberg")
+    return table
+
+
 @pytest.mark.spark
 def test_a_measurement_counts_each_snapshot_range_read_which_reports_no_bytes(spark, tmp_path):
     """Iceberg's snapshot-range scans report no file sizes; the benchmark adds the range's files once per such read."""
     from benchmarks.common import RANGE_SCAN
     from lakeops.spark.etl_changes import CHANGE_TYPE, appended
-    from tests.conftest import register_catalog
 
-    config = bench_config(tmp_path, {"events": demo_table("events")})
-    register_catalog(spark, config)
-    table = f"{config.catalog.name}.{config.catalog.namespace}.range_reads"
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
-    spark.sql(f"CREATE TABLE {table} (n bigint) USING iceberg")
+    table = _numbers_table(spark, tmp_path, "range_reads")
     spark.createDataFrame([(1,), (2,)], "n bigint").writeTo(table).append()
     start = spark.sql(f"SELECT snapshot_id FROM {table}.snapshots").first().snapshot_id
     spark.createDataFrame([(3,)], "n bigint").writeTo(table).append()
@@ -110,13 +117,8 @@ def test_a_measurement_counts_each_snapshot_range_read_which_reports_no_bytes(sp
 def test_a_measurement_counts_each_staged_read_which_reports_no_bytes(spark, tmp_path):
     """Iceberg's staged scans report no file sizes either; the benchmark counts the tasks of each staged read."""
     from lakeops.spark.scan_tasks import StagedReads, filtered_tasks, iceberg_expression, java_table
-    from tests.conftest import register_catalog
 
-    config = bench_config(tmp_path, {"events": demo_table("events")})
-    register_catalog(spark, config)
-    table = f"{config.catalog.name}.{config.catalog.namespace}.staged_reads"
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {config.catalog.name}.{config.catalog.namespace}")
-    spark.sql(f"CREATE TABLE {table} (n bigint) USING iceberg")
+    table = _numbers_table(spark, tmp_path, "staged_reads")
     for n in (1, 2, 30):
         spark.createDataFrame([(n,)], "n bigint").writeTo(table).append()
     sizes = {r.n: r.size for r in spark.sql(f"SELECT readable_metrics.n.lower_bound AS n, file_size_in_bytes AS size "
