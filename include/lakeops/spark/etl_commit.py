@@ -49,7 +49,7 @@ def stage(spark: SparkSession, catalog: Catalog, table: str, run_id: str, proper
 def commit_once(spark: SparkSession, catalog: Catalog, table: str, run_id: str, watermarks: dict[str, int],
                 write: Callable[[str, dict[str, str]], None], extra: dict[str, str] | None = None,
                 overwrite: bool = False) -> tuple[str, int | None]:
-    """(status, snapshot id): committed | already_committed | empty. An incremental MERGE published
+    """(status, snapshot id): committed | already_committed | empty. An incremental run published
     once is done for good; an overwrite (full, backfill) is skipped only while its snapshot is
     still the table's current one."""
     from lakeops.spark.commit import _metadata

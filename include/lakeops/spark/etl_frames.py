@@ -48,8 +48,7 @@ def key_names(model: ModelConfig) -> list[str]:
 
 def join(left: DataFrame, right: DataFrame, columns: list[str], how: str, nullable: set[str], broadcast: bool = False
          ) -> DataFrame:
-    """left joined with right on the columns both have (one column of each name, as `USING` gives; how: left_semi,
-    left_anti or right_outer, whose join columns are right's). A column in
+    """left semi- or anti-joined with right (how: left_semi, left_anti) on the columns both have. A column in
     `nullable` matches NULL with NULL, as a grouping does; a plain match never does. Null-safe matches are kept to
     the columns where a NULL may occur: Spark keys them by (coalesce, is null) pairs, which no partitioning of the
     plain columns gives, so they cost a shuffle of an already partitioned side."""
@@ -62,12 +61,7 @@ def join(left: DataFrame, right: DataFrame, columns: list[str], how: str, nullab
     other = F.broadcast(other) if broadcast else other
     condition = functools.reduce(operator.and_, [left[c].eqNullSafe(other[renamed[c]]) if c in nullable
                                                  else left[c] == other[renamed[c]] for c in columns])
-    joined = left.join(other, condition, how)
-    if how in ("left_semi", "left_anti"):
-        return joined
-    keys = [other[c2].alias(c) for c, c2 in renamed.items()]
-    return joined.select(*keys, *[left[c] for c in left.columns if c not in renamed],
-                         *[other[c] for c in other.columns if c not in renamed.values()])
+    return left.join(other, condition, how)
 
 
 def duplicate_key_error(model: ModelConfig, rows: DataFrame) -> str:

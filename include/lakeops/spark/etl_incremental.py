@@ -208,8 +208,8 @@ def _key_ranges(model: ModelConfig, held: pa.Table, schema: StructType, skip: st
     from pyspark.sql.types import DateType, DecimalType, IntegralType, StringType, TimestampType
 
     found = {}
-    for i, column in enumerate(model.recompute_columns):
-        data_type = schema[f"_lakeops_k{i}"].dataType
+    for column, name in zip(model.recompute_columns, key_names(model), strict=True):
+        data_type = schema[name].dataType
         if column != skip and isinstance(data_type, (IntegralType, DecimalType, DateType, TimestampType, StringType)):
-            found[column] = covering_ranges(distinct_values(held.column(f"_lakeops_k{i}"), data_type))
+            found[column] = covering_ranges(distinct_values(held.column(name), data_type))
     return found
