@@ -12,10 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 from lakeops.spark.session import jvm
 from lakeops.tables.identifier import quote
+from lakeops.tables.read_splits import ReadSplits, spread_splits
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
+
+
+SPLIT_SIZE, LOOKBACK, OPEN_COST = 128 * 1024 * 1024, 10, 4 * 1024 * 1024
+"""Iceberg's defaults of read.split.target-size, read.split.planning-lookback and read.split.open-file-cost."""
+UNSPLIT = (1 << 62)
+"""A split size no read reaches: every task in one group, whose bytes are the read's."""
 
 
 @dataclass(frozen=True)
@@ -158,8 +165,33 @@ class StagedReads:
         self.tables.add(set_id, self.jtable)
         self.manager.stageTasks(self.jtable, set_id, staged)
         self.set_ids.append(set_id)
-        rows = self.spark.read.format("iceberg").load(set_id)
+        reader = self.spark.read.format("iceberg")
+        splits = self._spread(staged)
+        if splits is not None:
+            reader = reader.option("split-size", str(splits.split_size)).option("file-open-cost", str(splits.open_cost))
+        rows = reader.load(set_id)
         return rows if lineage else rows.select(*[quote(f.name) for f in self.table_schema.fields])
+
+    @functools.cached_property
+    def _packing(self) -> tuple[int, int, int, int]:
+        """(the session's cores, and the table's split size, planning lookback and file-open cost): how Iceberg packs
+        the table's staged reads unless told otherwise."""
+        properties = self.jtable.properties()
+        return (int(self.spark.sparkContext.defaultParallelism),
+                int(properties.getOrDefault("read.split.target-size", str(SPLIT_SIZE))),
+                int(properties.getOrDefault("read.split.planning-lookback", str(LOOKBACK))),
+                int(properties.getOrDefault("read.split.open-file-cost", str(OPEN_COST))))
+
+    def _spread(self, staged: Any) -> ReadSplits | None:
+        """The splits that spread a read of these tasks over the cores (lakeops.tables.read_splits), None to leave
+        Iceberg's packing: its task groups and their bytes are counted in the JVM, a few calls whatever the tasks."""
+        cores, split, lookback, open_cost = self._packing
+        util = jvm(self.spark).org.apache.iceberg.util.TableScanUtil
+        groups = util.planTaskGroups(staged, split, lookback, open_cost).size()
+        if groups >= cores:
+            return None
+        total = util.planTaskGroups(staged, UNSPLIT, 1, 0).get(0).sizeBytes()
+        return spread_splits(int(total), int(groups), cores, open_cost)
 
     def release(self) -> None:
         for set_id in self.set_ids:

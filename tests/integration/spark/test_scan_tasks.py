@@ -56,3 +56,30 @@ def test_singleton_is_the_jvm_wide_instance_of_the_class(catalog_spark, lakeops_
     assert not singleton(spark, "org.apache.iceberg.spark.SparkTableCache").contains(key)
     manager = singleton(spark, "org.apache.iceberg.spark.ScanTaskSetManager")
     assert manager.equals(singleton(spark, "org.apache.iceberg.spark.ScanTaskSetManager"))
+
+
+def test_a_staged_read_of_a_few_small_files_is_spread_over_the_cores(catalog_spark, lakeops_config):
+    # Iceberg's 128 MB split packs these few small files into one task; spread, each core reads some of them, and
+    # the rows (their position deletes applied) are the same.
+    spark = catalog_spark
+    table = lakeops_config.qualified("spread_reads")
+    spark.sql(f"CREATE TABLE {table} (id BIGINT, v STRING) USING iceberg TBLPROPERTIES ("
+              "'format-version'='2', 'write.delete.mode'='merge-on-read')")
+    for first in (0, 100, 200):
+        spark.sql(f"INSERT INTO {table} SELECT id, 'v' FROM range({first}, {first + 100})")
+    spark.sql(f"DELETE FROM {table} WHERE id % 10 = 0")
+    cores = spark.sparkContext.defaultParallelism
+    assert cores >= 2, "the shared session runs on more than one core"
+
+    reads = StagedReads(spark, table, java_table(spark, table))
+    try:
+        tasks = [f.task for f in planned_files(reads.jtable, _snapshot(spark, table)).values()]
+        assert len(tasks) >= 3
+        frame = reads.read(tasks)
+        assert frame.rdd.getNumPartitions() >= 2
+        assert sorted(r.id for r in frame.collect()) == [i for i in range(300) if i % 10]
+        one = reads.read(tasks[:1])
+        assert one.rdd.getNumPartitions() == 1  # a file of one row group is not split
+        assert one.count() == len([r for r in one.collect() if r.id % 10]) > 0
+    finally:
+        reads.release()
