@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 SPLIT_SIZE, LOOKBACK, OPEN_COST = 128 * 1024 * 1024, 10, 4 * 1024 * 1024
 """Iceberg's defaults of read.split.target-size, read.split.planning-lookback and read.split.open-file-cost."""
-UNSPLIT = (1 << 62)
+UNSPLIT = 1 << 62
 """A split size no read reaches: every task in one group, whose bytes are the read's."""
 
 
@@ -188,8 +188,6 @@ class StagedReads:
         cores, split, lookback, open_cost = self._packing
         util = jvm(self.spark).org.apache.iceberg.util.TableScanUtil
         groups = util.planTaskGroups(staged, split, lookback, open_cost).size()
-        if groups >= cores:
-            return None
         total = util.planTaskGroups(staged, UNSPLIT, 1, 0).get(0).sizeBytes()
         return spread_splits(int(total), int(groups), cores, open_cost)
 
