@@ -239,8 +239,8 @@ def run(sizes: Sizes) -> dict[str, Any]:
     if sizes.source == "append":
         # Warm-up, not measured: one repetition's change and incremental run at full size, so the measured
         # incremental runs do not pay the JVM's compilation of their code paths, as the full runs do not (the
-        # first build's full run compiled theirs). A tiny run compiled too little: the runs after it kept getting
-        # faster, the first measured one by a third of its time.
+        # first build's full run compiled theirs). A tiny run compiled too little: the measured runs after it kept
+        # getting faster (docs/incremental-etl.md, Cost).
         _, head, next_id, total_rows = _change(spark, config, sizes, sizes.repetitions, head, next_id, total_rows)
         warm = time.perf_counter()
         run_etl(spark, catalog, config, plan_from_catalog(catalog, config, model))
