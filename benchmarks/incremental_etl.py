@@ -240,7 +240,8 @@ def run(sizes: Sizes) -> dict[str, Any]:
         # Warm-up, not measured: one repetition's change and incremental run at full size, so the measured
         # incremental runs do not pay the JVM's compilation of their code paths, as the full runs do not (the
         # first build's full run compiled theirs). A tiny run compiled too little: the measured runs after it kept
-        # getting faster (docs/incremental-etl.md, Cost).
+        # getting faster (docs/incremental-etl.md, Cost). The changelog scenarios have none: one more repetition's
+        # updates and deletes would fall on rows a measured repetition changes, and change the measured work.
         _, head, next_id, total_rows = _change(spark, config, sizes, sizes.repetitions, head, next_id, total_rows)
         warm = time.perf_counter()
         run_etl(spark, catalog, config, plan_from_catalog(catalog, config, model))

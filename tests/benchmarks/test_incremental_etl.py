@@ -49,6 +49,10 @@ def test_medians_and_ratios_of_the_medians_and_per_repetition():
     text = report({"medians": med, "ratios": ratio, "ratios_per_repetition_median": paired, "repetitions": reps,
                    "load_average": {"before": (1.0, 1.0, 1.0), "after": (2.0, 2.0, 2.0)}}, QUICK)
     assert "ran as a full recompute in 1 of 2 repetitions: the changes touched most files." in text
+    assert "not measured" not in text
+    text = report({"medians": med, "ratios": ratio, "ratios_per_repetition_median": paired, "warm_up_seconds": 3.456,
+                   "load_average": {"before": (1.0, 1.0, 1.0), "after": (2.0, 2.0, 2.0)}}, QUICK)
+    assert "Before them one repetition's change and incremental run, not measured (3.46 s," in text
 
 
 @pytest.mark.spark
