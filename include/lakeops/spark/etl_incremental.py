@@ -17,7 +17,7 @@ from lakeops.etl.diff_files import DiffFiles, diff_files
 from lakeops.etl.key_ranges import covering_ranges, range_condition
 from lakeops.etl.plan import EtlPlan, SourceRange, full_is_cheaper, period_spans, span_condition
 from lakeops.etl.utc import from_micros
-from lakeops.spark.etl_changes import CHANGE_TYPE, ChangedFiles, appended, changed_between, changelog
+from lakeops.spark.etl_changes import CHANGE_TYPE, ChangedFiles, appended, changed_between, changed_rows
 from lakeops.spark.etl_frames import fitted, join, key_columns, key_names, ranges, source_at
 from lakeops.spark.etl_model import model_rows
 from lakeops.spark.etl_replace import Replacement
@@ -116,8 +116,10 @@ def _changes(spark: SparkSession, config: LakeopsConfig, model: ModelConfig, nam
     if model.source(name).kind == "append":
         return appended(spark, table, r.start_snapshot_id, r.end_snapshot_id)
     staged, files = changed[name]
-    # Only the changed rows' recompute values are needed here, not which change each is: no key, no pairing.
-    return changelog(spark, table, r.start_snapshot_id, r.end_snapshot_id, staged=staged, changed=files)
+    # Only the changed rows' recompute values are needed here, not which change each is: no key, no pairing, and
+    # the rows of the files live at both snapshots are told apart by position.
+    assert r.start_snapshot_id is not None  # a changelog source's range in an incremental plan
+    return changed_rows(staged, table, r.start_snapshot_id, r.end_snapshot_id, files)
 
 
 def distinct_values(column: pa.ChunkedArray, data_type: DataType) -> list[Any]:

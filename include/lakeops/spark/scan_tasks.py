@@ -148,19 +148,21 @@ class StagedReads:
         """The table's current Spark schema (the staged reads' columns, but for row lineage)."""
         return self.spark.read.table(self.qualified_name).schema
 
-    def read(self, tasks: list[Any]) -> DataFrame:
-        """The rows of these tasks in the table's columns (none: an empty frame; Iceberg refuses an empty set)."""
+    def read(self, tasks: list[Any], metadata: tuple[str, ...] = ()) -> DataFrame:
+        """The rows of these tasks in the table's columns, and the metadata columns named (Iceberg's `_file`, `_pos`);
+        none: an empty frame (Iceberg refuses an empty set)."""
         staged = jvm(self.spark).java.util.ArrayList()
         for task in tasks:
             staged.add(task)
-        return self.read_java(staged)
+        return self.read_java(staged, metadata=metadata)
 
-    def read_java(self, staged: Any, lineage: bool = False) -> DataFrame:
+    def read_java(self, staged: Any, lineage: bool = False, metadata: tuple[str, ...] = ()) -> DataFrame:
         """read() of tasks already in a java.util.List. The staged table's schema adds the row-lineage columns of a
         format 3 table (_row_id, _last_updated_sequence_number): kept with `lineage` (a rewrite of the rows keeps
-        them), else the table's own columns only."""
+        them), else the table's own columns only, and the metadata columns named."""
         if staged.isEmpty():
-            return self.spark.read.table(self.qualified_name).where("false")
+            empty = self.spark.read.table(self.qualified_name).where("false")
+            return empty.select("*", *metadata) if metadata else empty
         set_id = f"lakeops-{uuid.uuid4().hex}"
         self.tables.add(set_id, self.jtable)
         self.manager.stageTasks(self.jtable, set_id, staged)
@@ -170,7 +172,7 @@ class StagedReads:
         if splits is not None:
             reader = reader.option("split-size", str(splits.split_size)).option("file-open-cost", str(splits.open_cost))
         rows = reader.load(set_id)
-        return rows if lineage else rows.select(*[quote(f.name) for f in self.table_schema.fields])
+        return rows if lineage else rows.select(*[quote(f.name) for f in self.table_schema.fields], *metadata)
 
     @functools.cached_property
     def _packing(self) -> tuple[int, int, int, int]:
