@@ -259,9 +259,9 @@ def _staged_reads() -> Iterator[list[Any]]:
     staged: list[Any] = []
     read_java = StagedReads.read_java
 
-    def recorded(self: StagedReads, tasks: Any, lineage: bool = False) -> Any:
+    def recorded(self: StagedReads, tasks: Any, lineage: bool = False, metadata: tuple[str, ...] = ()) -> Any:
         staged.append(tasks)
-        return read_java(self, tasks, lineage)
+        return read_java(self, tasks, lineage, metadata)
 
     StagedReads.read_java = recorded  # type: ignore[method-assign]
     try:

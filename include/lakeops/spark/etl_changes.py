@@ -8,7 +8,8 @@ read at a snapshot applies them, so the difference of the two reads is right wha
 changed files are read, known from metadata: the data files live at one snapshot and not the other, and those
 live at both whose delete files differ; a file with the same deletes at both yields the same rows on each side,
 which the (multiset) difference would cancel anyway. It is a net change: several changes of one key between
-the snapshots are one change, a row added and deleted in the range is none."""
+the snapshots are one change, a row added and deleted in the range is none. An incremental run, which needs only
+the changed values, reads the cheaper superset changed_rows() gives instead."""
 
 from __future__ import annotations
 
