@@ -119,10 +119,10 @@ def changed_rows(staged: StagedReads, table: str, start: int, end: int, changed:
 
     log.info("changes of %s between snapshots %d and %d: %d of %d files read at the first, %d of %d at the second",
              table, start, end, len(changed.read_start), changed.live_start, len(changed.read_end), changed.live_end)
-    # Iceberg 1.11's staged read of a format 3 table resolves no metadata column (`_file`, `_pos`): there, the files
-    # live at both snapshots are compared by content with the others.
+    # Iceberg 1.11's staged read of a format 3 table was seen not to resolve `_file` (its relation carries the row
+    # lineage columns as data columns): there, the files live at both snapshots are compared by content as well.
     by_position = int(staged.jtable.operations().current().formatVersion()) < 3
-    both = [p for p in changed.read_start if p in changed.read_end] if by_position else []
+    both = {p for p in changed.read_start if p in changed.read_end} if by_position else set()
     removed = [t for p, t in changed.read_start.items() if p not in both]
     added = [t for p, t in changed.read_end.items() if p not in both]
     parts = []
