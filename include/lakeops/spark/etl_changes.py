@@ -114,15 +114,15 @@ def changed_rows(staged: StagedReads, table: str, start: int, end: int, changed:
     live at one snapshot only, their net change (a compaction's rewrite cancels out), or every row when only one
     snapshot has such files. This is a superset of the net change's rows (a row deleted at its position and
     written again unchanged elsewhere is in it), which only widens a recompute; changelog() gives the net change.
-    On a format 3 table every changed file is compared by content (see below)."""
+    On a format 3 table a row's place is its row id (_row_identity), and a file without the same row ids at both
+    snapshots (written before the table's upgrade to format 3) is compared by content."""
     from pyspark.sql import functions as F
 
     log.info("changes of %s between snapshots %d and %d: %d of %d files read at the first, %d of %d at the second",
              table, start, end, len(changed.read_start), changed.live_start, len(changed.read_end), changed.live_end)
-    # Iceberg 1.11's staged read of a format 3 table was seen not to resolve `_file` (its relation carries the row
-    # lineage columns as data columns): there, the files live at both snapshots are compared by content as well.
-    by_position = int(staged.jtable.operations().current().formatVersion()) < 3
-    both = {p for p in changed.read_start if p in changed.read_end} if by_position else set()
+    identity = _row_identity(staged)
+    both = {p for p in changed.read_start if p in changed.read_end
+            and (identity == POSITION or _same_row_ids(changed.read_start[p], changed.read_end[p]))}
     removed = [t for p, t in changed.read_start.items() if p not in both]
     added = [t for p, t in changed.read_end.items() if p not in both]
     parts = []
@@ -132,15 +132,29 @@ def changed_rows(staged: StagedReads, table: str, start: int, end: int, changed:
         parts.append(staged.read(removed or added))
     if both:
         side = "_lakeops_side"
-        before = staged.read([changed.read_start[p] for p in both], metadata=POSITION)
-        after = staged.read([changed.read_end[p] for p in both], metadata=POSITION)
-        columns = [c for c in after.columns if c not in POSITION]
+        before = staged.read([changed.read_start[p] for p in both], metadata=identity)
+        after = staged.read([changed.read_end[p] for p in both], metadata=identity)
+        columns = [c for c in after.columns if c not in identity]
         tagged = before.withColumn(side, F.lit(-1)).unionByName(after.withColumn(side, F.lit(1)))
-        moved = tagged.groupBy(*POSITION).agg(F.sum(side).alias(side), *[F.first(c).alias(c) for c in columns])
+        moved = tagged.groupBy(*identity).agg(F.sum(side).alias(side), *[F.first(c).alias(c) for c in columns])
         parts.append(moved.where(F.col(side) != 0).select(*columns))
     if not parts:
         return staged.read([])
     return functools.reduce(lambda a, b: a.unionByName(b), parts)
+
+
+def _row_identity(staged: StagedReads) -> tuple[str, ...]:
+    """The columns that name a row's place in the staged reads: `_file` and `_pos`; on a format 3 table its row id,
+    since Iceberg 1.11's staged read there resolves no metadata column (its relation carries the row-lineage
+    columns as data columns instead), and a row id, like a position, is one row of one file."""
+    return POSITION if int(staged.jtable.operations().current().formatVersion()) < 3 else ("_row_id",)
+
+
+def _same_row_ids(before: Any, after: Any) -> bool:
+    """Whether a file's scan tasks at two snapshots give its rows the same row ids: it has a first row id at both,
+    the same (a file written before a table's upgrade to format 3 gets one only once a later commit assigns it)."""
+    first, last = before.file().firstRowId(), after.file().firstRowId()
+    return first is not None and last is not None and int(first) == int(last)
 
 
 def net_changes(before: DataFrame, after: DataFrame) -> DataFrame:
