@@ -145,8 +145,10 @@ def changed_rows(staged: StagedReads, table: str, start: int, end: int, changed:
 
 def _row_identity(staged: StagedReads) -> tuple[str, ...]:
     """The columns that name a row's place in the staged reads: `_file` and `_pos`; on a format 3 table its row id,
-    since Iceberg 1.11's staged read there resolves no metadata column (its relation carries the row-lineage
-    columns as data columns instead), and a row id, like a position, is one row of one file."""
+    since Iceberg 1.11's staged read there was seen not to resolve `_file` (its relation carries the row-lineage
+    columns as data columns instead). A row id names one live row at a snapshot (an update's new version keeps
+    it, in another file, while the old one is deleted), so among the files live at both snapshots a row id whose
+    liveness differs is a changed row, as a position is."""
     return POSITION if int(staged.jtable.operations().current().formatVersion()) < 3 else ("_row_id",)
 
 

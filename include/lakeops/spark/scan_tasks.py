@@ -149,8 +149,8 @@ class StagedReads:
         return self.spark.read.table(self.qualified_name).schema
 
     def read(self, tasks: list[Any], metadata: tuple[str, ...] = ()) -> DataFrame:
-        """The rows of these tasks in the table's columns, and the metadata columns named (Iceberg's `_file`, `_pos`);
-        none: an empty frame (Iceberg refuses an empty set)."""
+        """The rows of these tasks in the table's columns, and the extra columns named (Iceberg's metadata columns
+        `_file`, `_pos`, or a format 3 table's `_row_id`); none: an empty frame (Iceberg refuses an empty set)."""
         staged = jvm(self.spark).java.util.ArrayList()
         for task in tasks:
             staged.add(task)
@@ -159,7 +159,7 @@ class StagedReads:
     def read_java(self, staged: Any, lineage: bool = False, metadata: tuple[str, ...] = ()) -> DataFrame:
         """read() of tasks already in a java.util.List. The staged table's schema adds the row-lineage columns of a
         format 3 table (_row_id, _last_updated_sequence_number): kept with `lineage` (a rewrite of the rows keeps
-        them), else the table's own columns only, and the metadata columns named."""
+        them), else the table's own columns only, and the extra columns named."""
         if staged.isEmpty():
             empty = self.spark.read.table(self.qualified_name).where("false")
             return empty.select("*", *metadata) if metadata else empty

@@ -7,12 +7,9 @@ import pytest
 
 from lakeops.spark.etl_changes import changed_between, changed_rows
 from lakeops.spark.scan_tasks import StagedReads, java_table
+from tests.integration.spark.helpers import newest_snapshot
 
 pytestmark = pytest.mark.spark
-
-
-def _snapshot(spark, table: str) -> int:
-    return spark.sql(f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at DESC LIMIT 1").collect()[0][0]
 
 
 def _table(spark, config, name: str, version: int = 2) -> str:
@@ -38,13 +35,13 @@ def _changed(spark, table: str, start: int, end: int, column: str = "id"):
 def test_the_rows_deleted_updated_and_inserted_and_no_other(catalog_spark, lakeops_config, version):
     spark = catalog_spark
     table = _table(spark, lakeops_config, f"changed_rows_mor_v{version}", version)
-    start = _snapshot(spark, table)
+    start = newest_snapshot(spark, table)
     spark.sql(f"DELETE FROM {table} WHERE id IN (5, 150)")  # position deletes in two files live at both
     spark.sql(f"UPDATE {table} SET v = 'w' WHERE id = 7")  # a position delete and the new row in a new file
     spark.sql(f"INSERT INTO {table} VALUES (300, 'v')")
     spark.sql(f"INSERT INTO {table} VALUES (301, 'v')")
     spark.sql(f"DELETE FROM {table} WHERE id = 301")  # added and deleted in the range: in no read
-    ids, plan = _changed(spark, table, start, _snapshot(spark, table))
+    ids, plan = _changed(spark, table, start, newest_snapshot(spark, table))
     assert ids == [5, 7, 7, 150, 300]  # 7 twice: its row before the update and after
     # The files live at both are read for the selected column and the row's place only (its file and position, or
     # on format 3 its row id), not for v.
@@ -55,14 +52,14 @@ def test_a_compaction_alone_touches_no_row_and_with_a_delete_only_the_deleted_on
     spark = catalog_spark
     table = _table(spark, lakeops_config, "changed_rows_compacted")
     spark.sql(f"DELETE FROM {table} WHERE id = 42")
-    start = _snapshot(spark, table)
+    start = newest_snapshot(spark, table)
     spark.sql(f"CALL {lakeops_config.catalog.name}.system.rewrite_data_files(table => '{table}', "
               "options => map('rewrite-all', 'true', 'delete-file-threshold', '1'))")
-    compacted = _snapshot(spark, table)
+    compacted = newest_snapshot(spark, table)
     assert compacted != start
     assert _changed(spark, table, start, compacted)[0] == []  # the same rows in other files: no change
     spark.sql(f"DELETE FROM {table} WHERE id IN (3, 250)")
-    assert _changed(spark, table, start, _snapshot(spark, table))[0] == [3, 250]
+    assert _changed(spark, table, start, newest_snapshot(spark, table))[0] == [3, 250]
 
 
 def test_a_table_upgraded_to_format_3_between_the_snapshots(catalog_spark, lakeops_config):
@@ -70,8 +67,8 @@ def test_a_table_upgraded_to_format_3_between_the_snapshots(catalog_spark, lakeo
     # deleted rows are found (by row id where a file has them, else by content).
     spark = catalog_spark
     table = _table(spark, lakeops_config, "changed_rows_upgraded")
-    start = _snapshot(spark, table)
+    start = newest_snapshot(spark, table)
     spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('format-version'='3')")
     spark.sql(f"DELETE FROM {table} WHERE id IN (8, 180)")
     spark.sql(f"INSERT INTO {table} VALUES (400, 'v')")
-    assert _changed(spark, table, start, _snapshot(spark, table))[0] == [8, 180, 400]
+    assert _changed(spark, table, start, newest_snapshot(spark, table))[0] == [8, 180, 400]

@@ -6,24 +6,21 @@ from __future__ import annotations
 import pytest
 
 from lakeops.spark.scan_tasks import StagedReads, java_table, planned_files, singleton
+from tests.integration.spark.helpers import newest_snapshot
 
 pytestmark = pytest.mark.spark
 
 
-def _snapshot(spark, table: str) -> int:
-    return spark.sql(f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at DESC LIMIT 1").collect()[0][0]
-
-
-def test_a_staged_read_returns_only_the_staged_files_rows_as_of_their_snapshot(catalog_spark, lakeops_config):
+def test_a_staged_read_returns_only_the_staged_files_rows_as_of_theirnewest_snapshot(catalog_spark, lakeops_config):
     spark = catalog_spark
     table = lakeops_config.qualified("staged_reads")
     spark.sql(f"CREATE TABLE {table} (id BIGINT, v STRING) USING iceberg TBLPROPERTIES ("
               "'format-version'='2', 'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read')")
     for first in (0, 100, 200):  # three appends
         spark.sql(f"INSERT INTO {table} SELECT id, 'v' FROM range({first}, {first + 100})")
-    before = _snapshot(spark, table)
+    before = newest_snapshot(spark, table)
     spark.sql(f"DELETE FROM {table} WHERE id % 10 = 0")  # position deletes on every file
-    after = _snapshot(spark, table)
+    after = newest_snapshot(spark, table)
 
     reads = StagedReads(spark, table, java_table(spark, table))
     try:
@@ -73,7 +70,7 @@ def test_a_staged_read_of_a_few_small_files_is_spread_over_the_cores(catalog_spa
 
     reads = StagedReads(spark, table, java_table(spark, table))
     try:
-        tasks = [f.task for f in planned_files(reads.jtable, _snapshot(spark, table)).values()]
+        tasks = [f.task for f in planned_files(reads.jtable, newest_snapshot(spark, table)).values()]
         assert len(tasks) >= 3
         frame = reads.read(tasks)
         assert frame.rdd.getNumPartitions() >= 2
